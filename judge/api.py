@@ -1,0 +1,122 @@
+"""The plugin API (SPEC §5): what a backend adapter sees and implements.
+
+Everything a built-in backend uses is here, so an external backend has exactly the same powers.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from judge.contracts.model import Contract
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A logical tensor as a strided view over a flat base buffer.
+
+    ``base`` is a 1-D numpy array holding the storage, ``shape`` the logical shape, ``strides``
+    the element strides (0 for broadcast axes, negative only where the contract accepts reverse
+    strides) and ``offset`` the element index of logical element ``(0, ..., 0)``. ``dtype`` is the
+    FKC dtype name (``"F32"``, ``"BF16"``, ...).
+    """
+
+    base: np.ndarray
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    dtype: str
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def is_contiguous(self) -> bool:
+        """Row-major contiguous with no offset."""
+        return self.offset == 0 and self.strides == contiguous_strides(self.shape)
+
+    def view(self) -> np.ndarray:
+        """A read-only numpy view with this shape, strides and offset (no copy)."""
+        if self.size == 0:
+            return np.empty(self.shape, dtype=self.base.dtype)
+        item = self.base.itemsize
+        # as_strided from the first logical element; negative strides reach back into base.
+        return np.lib.stride_tricks.as_strided(
+            self.base[self.offset:],
+            shape=self.shape,
+            strides=tuple(s * item for s in self.strides),
+            writeable=False,
+        )
+
+    def to_array(self) -> np.ndarray:
+        """A fresh contiguous copy of the logical tensor."""
+        return np.ascontiguousarray(self.view())
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+@dataclass
+class KernelCall:
+    """One invocation of a kernel: inputs, op params and pre-allocated outputs.
+
+    ``outputs`` are contiguous, poison-filled ``TensorArg`` buffers. A backend either writes into
+    ``outputs[i].base`` (in place) or returns replacement arrays from ``Backend.run``.
+    """
+
+    inputs: list[TensorArg]
+    params: dict[str, Any]
+    outputs: list[TensorArg]
+    output_dtypes: list[str] = field(default_factory=list)
+    case_id: str = ""
+
+
+class Backend(abc.ABC):
+    """Base class of every backend adapter (built-in or plugin)."""
+
+    name: str = ""
+    device: str = ""  # cpu | cuda | vulkan
+
+    def available(self) -> bool | str:
+        """True, or a string saying why this backend cannot run here."""
+        return True
+
+    @abc.abstractmethod
+    def supports(self, contract: Contract, dtypes: tuple[str, ...]) -> bool | str:
+        """True if this adapter can run ``contract`` with input dtypes ``dtypes``, else why not."""
+
+    @abc.abstractmethod
+    def run(self, contract: Contract, call: KernelCall) -> list[np.ndarray]:
+        """Run the kernel; return one array per output (contiguous, output shape and dtype)."""
+
+    def describe(self) -> str:
+        """One line naming library versions and the device, for run headers."""
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<Backend {self.name} ({self.device})>"
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Register a backend instance with the process-wide registry."""
+    from judge.registry import default_registry
+
+    default_registry().register(backend)
+    return backend

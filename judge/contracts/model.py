@@ -1,0 +1,292 @@
+"""The typed contract model (SPEC §3). Frozen dataclasses; built by ``judge.contracts.build``.
+
+Every parsed field keeps the raw text it came from where that text can carry meaning the model
+does not capture (free-text shape constraints, notes), so nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEVICE_OF_BACKEND = {"Cpu": "cpu", "Cuda": "cuda", "Vulkan": "vulkan"}
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The five layout flags of one operand. ``True`` = accepted."""
+
+    contiguous_required: bool  # contiguous: required (False = accepted)
+    strided: bool
+    broadcast_stride0: bool
+    start_offset: bool
+    reverse_strides: bool
+
+    @property
+    def accepts_any_awkward(self) -> bool:
+        return self.strided or self.broadcast_stride0 or self.start_offset or self.reverse_strides
+
+
+@dataclass(frozen=True)
+class RankRange:
+    lo: int = 0
+    hi: int | None = None  # None = unbounded ("any")
+
+    def contains(self, rank: int) -> bool:
+        return rank >= self.lo and (self.hi is None or rank <= self.hi)
+
+    def __str__(self) -> str:
+        if self.hi is None and self.lo == 0:
+            return "any"
+        if self.hi == self.lo:
+            return str(self.lo)
+        return f"{self.lo}..={self.hi if self.hi is not None else ''}"
+
+
+@dataclass(frozen=True)
+class ShapeConstraint:
+    """``same_as=X``, ``broadcast_to=X``, or free text (kind ``free``)."""
+
+    kind: str  # "same_as" | "broadcast_to" | "free"
+    ref: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    name: str
+    dtypes: tuple[str, ...]
+    layout: Layout
+    rank: RankRange
+    shape_constraint: ShapeConstraint | None
+    line: int
+
+
+@dataclass(frozen=True)
+class ParamConstraint:
+    """A parsed op-param constraint.
+
+    kinds: ``eq`` (value: float), ``ge_field`` (value: other field name), ``sorted_unique_dims``,
+    ``single_dim`` (exactly one dim in 0..rank, that axis non-empty),
+    ``product_eq_elem_count`` (value: operand name), ``left_pad_broadcast`` (each axis equals
+    the input size or 1, left-padded to input rank), ``unknown`` (text kept; lint warns).
+    A constraint text may combine several; ``parts`` holds them all.
+    """
+
+    kind: str
+    value: Any = None
+    text: str = ""
+    parts: tuple[ParamConstraint, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParamField:
+    name: str
+    kind: str  # "Vec<usize>", "bool", "f64", "i32", "usize", "u32", "f32"
+    constraint: ParamConstraint | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class OpParams:
+    variant: str | None  # None for ``{ variant: None }``
+    fields: tuple[ParamField, ...] = ()
+
+    def field(self, name: str) -> ParamField | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+@dataclass(frozen=True)
+class DtypeRule:
+    kind: str  # "passthrough" | "fixed"
+    ref: str | None = None  # operand name for passthrough
+    dtype: str | None = None  # dtype for fixed
+
+    def __str__(self) -> str:
+        return f"passthrough({self.ref})" if self.kind == "passthrough" else f"fixed({self.dtype})"
+
+
+@dataclass(frozen=True)
+class ShapeRule:
+    kind: str  # "same_as" | "broadcast" | "reduce"
+    refs: tuple[str, ...]  # operands named
+    reduce_by: str | None = None  # "dims" | "output_shape" for reduce
+    keepdim: str | None = None  # the keepdim argument name for reduce, if given
+
+    def __str__(self) -> str:
+        args = list(self.refs)
+        if self.kind == "reduce":
+            args += [a for a in (self.reduce_by, self.keepdim) if a]
+        return f"{self.kind}({', '.join(args)})"
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    name: str
+    dtype_rule: DtypeRule
+    shape_rule: ShapeRule
+    layout_guarantee: str | None
+    aliasing: str  # "none" or the aliased operand name for in_place(x)
+    line: int
+
+
+@dataclass(frozen=True)
+class Caps:
+    awkward_layout_strategy: str | None  # requires_contiguous | handles_strided
+    fast_paths: tuple[dict[str, Any], ...] = ()
+    in_place: bool = False
+    alignment_bytes: int | None = None
+    access_granularity_bits: int | None = None
+
+
+@dataclass(frozen=True)
+class CostExpr:
+    """An arithmetic expression over n, n_in, n_out, dtype_bytes, in_elems, out_elems.
+
+    ``tree`` is a parsed AST (nested tuples: ("num", v) | ("var", name) | (op, a, b)); evaluate
+    with ``judge.contracts.cost.evaluate`` (never ``eval``).
+    """
+
+    text: str
+    tree: tuple
+
+
+@dataclass(frozen=True)
+class Cost:
+    provenance: str | None = None
+    cls: str | None = None
+    flops: CostExpr | None = None
+    bytes_moved: CostExpr | None = None
+    overhead_ns: float | None = None
+    memory: dict[str, CostExpr | int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Precision:
+    bit_stable_on_same_hardware: bool | None = None
+    max_ulp: int | None = None
+    max_relative: float | None = None
+    max_absolute: float | None = None
+    audited: bool | None = None
+    notes: str | None = None
+
+    @property
+    def declares_bound(self) -> bool:
+        return any(v is not None for v in (self.max_ulp, self.max_relative, self.max_absolute))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One derived semantic rule and where it came from."""
+
+    value: str  # see SEMANTIC_VALUES
+    source: str  # "semantics" | "blurb" | "notes" | "default" | "unspecified"
+    evidence: str = ""  # the phrase or key that decided it
+
+
+# The vocabulary of derived semantics (SPEC §4).
+SEMANTIC_VALUES = {
+    "nan": ("propagate", "ignore", "to_zero", "unspecified"),
+    "ties": ("first_index", "half_to_even", "fair_share", "unspecified"),
+    "rounding": ("half_to_even", "half_away_from_zero", "unspecified"),
+    "remainder": ("floored", "truncated", "unspecified"),
+}
+
+
+@dataclass(frozen=True)
+class Semantics:
+    nan: Rule
+    ties: Rule
+    rounding: Rule
+    remainder: Rule
+
+    def get(self, key: str) -> Rule:
+        return getattr(self, key)
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str | None = None
+    backend: str | None = None
+    kernel_source: str | None = None
+    link_registry: str | None = None
+    revision_base: str | None = None
+
+
+@dataclass(frozen=True)
+class Contract:
+    kernel: str
+    location: Location
+    registrable: bool
+    op_kind: str | None
+    blurb: str | None
+    backend: str  # Cpu | Cuda | Vulkan
+    kernel_source: str | None
+    entry_point: str | None
+    revision: str  # the kernel revision hash (computed for ``auto``)
+    inputs: tuple[InputSpec, ...]
+    op_params: OpParams
+    outputs: tuple[OutputSpec, ...]
+    caps: Caps
+    cost: Cost
+    precision: Precision
+    determinism: str  # bitwise | same_hardware_bitwise | nondeterministic
+    semantics: Semantics
+    tree: dict[str, Any]  # the normalised block tree (what ``judge show --json`` prints)
+    suite: str = ""  # the suite root the file was found under, for ids
+
+    @property
+    def device(self) -> str:
+        return DEVICE_OF_BACKEND[self.backend]
+
+    @property
+    def file(self) -> str:
+        return self.location.file
+
+    def input(self, name: str) -> InputSpec | None:
+        for i in self.inputs:
+            if i.name == name:
+                return i
+        return None
+
+    @property
+    def dtype_fan(self) -> tuple[str, ...]:
+        """The dtypes that one test item each is made for.
+
+        The operand that the first output's ``passthrough(x)`` names decides (so a BOOL
+        condition does not fan); with a fixed output dtype, the first non-BOOL input does.
+        Inputs whose dtype list is not the fan keep their own (single) dtype list.
+        """
+        rule = self.outputs[0].dtype_rule if self.outputs else None
+        if rule is not None and rule.kind == "passthrough":
+            spec = self.input(rule.ref or "")
+            if spec is not None:
+                return spec.dtypes
+        for spec in self.inputs:
+            if spec.dtypes != ("BOOL",):
+                return spec.dtypes
+        return self.inputs[0].dtypes if self.inputs else ()
+
+    @property
+    def handles_strided(self) -> bool:
+        return self.caps.awkward_layout_strategy == "handles_strided"
+
+
+@dataclass(frozen=True)
+class ContractFile:
+    path: str
+    provider: Provider
+    fkc_version: Any
+    contracts: tuple[Contract, ...]

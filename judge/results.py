@@ -1,0 +1,52 @@
+"""One result row per (contract, backend, dtype) — the columns of SPEC §9, in order."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+VERDICTS = ("pass", "fail", "xfail", "error", "unsupported")
+
+
+@dataclass
+class ResultRow:
+    suite: str
+    file: str
+    kernel: str
+    op_kind: str
+    contract_backend: str
+    backend: str
+    device: str
+    dtype: str
+    revision: str
+    cases: int = 0
+    elements: int = 0
+    ulp_max: float | None = None  # integer ULP distance against the correctly rounded value
+    ulp_p99: float | None = None
+    ulp_real_max: float | None = None  # real-valued |obs - exact| / ulp_F(exact), 3 decimals
+    rel_max: float | None = None
+    abs_max: float | None = None
+    bound_ulp: float | None = None  # the contract's max_ulp (None if undeclared)
+    derived_bound: str | None = None  # "reduction" | "sanity" | "exact" | None
+    implausible: int = 0
+    nan_mismatch: int = 0
+    inf_mismatch: int = 0
+    signed_zero_mismatch: int = 0
+    nondeterministic_runs: int = 0
+    unwritten_outputs: int = 0
+    shape_dtype_errors: int = 0
+    verdict: str = "pass"
+    reason: str = ""
+    counterexample: str = ""  # case id of the minimal failing case
+    seed: int | None = None
+    judge_version: str = ""
+    started_at: str = ""
+    seconds: float = 0.0
+
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.kernel, self.backend, self.dtype, self.revision)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))

@@ -1,0 +1,65 @@
+"""The shape of one oracle table entry and of its results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class OracleOutput:
+    """One output of an oracle evaluation.
+
+    expected: correctly rounded result, output shape, numpy dtype of the output format
+        (ml_dtypes.bfloat16 for BF16, bool for BOOL, uint32 for U32).
+    exact: object array (same shape) of the exact real value of each element (``Fraction``
+        or high-precision ``mpmath.mpf``), or None per element where the exact result is NaN,
+        ±inf or the output is not a float format. None for the whole array when not applicable.
+    terms: reductions only: object array (same shape) of ``(count, abs_sum)`` with ``abs_sum``
+        the exact ``Fraction`` Σ|x_i| over the elements folded into that output (for SPEC §4's
+        derived reduction bound). None otherwise.
+    acc_format: reductions only: the accumulator format name the bound uses ("F32" for half
+        inputs, the input format otherwise).
+    """
+
+    expected: np.ndarray
+    exact: np.ndarray | None = None
+    terms: np.ndarray | None = None
+    acc_format: str | None = None
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything the Judge knows about one OpKind, in one place.
+
+    op_kind: the FKC OpKind name ("ExpElementwise").
+    family: "unary" | "binary" | "compare" | "where" | "reduce" | "argreduce" | "reduce_to"
+        | "reduce_to_backward" | "affine" | "clamp" | "powi" | "other".
+    arity: number of tensor inputs.
+    exact: exact by definition (SPEC §4 list): must match the oracle bit for bit.
+    defaults: default semantic rules {"nan": ..., "ties": ..., "rounding": ..., "remainder": ...}
+        using the vocabulary of ``judge.contracts.model.SEMANTIC_VALUES``.
+    nan_rules: the NaN rules this OpKind can be evaluated under (e.g. extrema: propagate, ignore).
+    params: key of the op-param generator in ``oracles.params`` ("none", "reduce_dims",
+        "single_dim", "reduce_to", "reduce_to_backward", "affine", "clamp", "powi").
+    hints: function (format name) -> list of Python floats worth testing for this op
+        (e.g. exp near its overflow threshold), all representable in that format.
+    evaluate: function (inputs, params, out_dtypes, rules) -> list[OracleOutput]; ``inputs`` are
+        logical contiguous numpy arrays (BF16 as ml_dtypes.bfloat16, BOOL as bool), ``params``
+        the op params by contract field name, ``rules`` the derived semantics values.
+    domain: optional human note on the domain (for ``judge show``).
+    """
+
+    op_kind: str
+    family: str
+    arity: int
+    exact: bool
+    defaults: Mapping[str, str]
+    evaluate: Callable[[Sequence[np.ndarray], Mapping[str, Any], Sequence[str], Mapping[str, str]], list[OracleOutput]]
+    params: str = "none"
+    hints: Callable[[str], list[float]] = field(default=lambda fmt: [])
+    nan_rules: tuple[str, ...] = ("propagate",)
+    domain: str = ""
