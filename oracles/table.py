@@ -1,0 +1,7 @@
+"""The oracle table: one ``OpDef`` per OpKind."""
+
+from __future__ import annotations
+
+from oracles.opdef import OpDef
+
+TABLE: dict[str, OpDef] = {}
