@@ -50,3 +50,18 @@ class ResultRow:
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ResultRow))
+
+
+@dataclass
+class AuditRun:
+    """What one audit produced: rows, failing cases, ULP samples and run metadata.
+
+    ``ulp_samples`` maps (kernel, backend, dtype) to a 1-D float array of real-valued ULP errors
+    of the finite elements seen (capped in size), for histograms. ``meta`` holds seed, profile,
+    backends used, ``unavailable`` ({backend: why}), judge_version, started_at, platform, devices.
+    """
+
+    rows: list[ResultRow]
+    cases: list  # list[judge.cases.CaseRecord]
+    ulp_samples: dict
+    meta: dict
