@@ -7,6 +7,7 @@ shape, element strides and offset, the op params, and which contract/backend/dty
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,11 @@ class CaseRecord:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{self.case_id}.npz"
+        path.write_bytes(self.to_bytes())
+        return path
+
+    def to_bytes(self) -> bytes:
+        """The ``.npz`` file content (what ``save`` writes)."""
         meta = {
             "kernel": self.kernel,
             "file": self.file,
@@ -64,12 +70,17 @@ class CaseRecord:
             f"base{i}": np.ascontiguousarray(t.base).view(get_format(t.dtype).bits_dtype)
             for i, t in enumerate(self.inputs)
         }
-        np.savez(path, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-        return path
+        buf = io.BytesIO()
+        np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+        return buf.getvalue()
 
     @classmethod
     def load(cls, path: str | Path) -> CaseRecord:
-        with np.load(Path(path)) as data:
+        return cls.from_bytes(Path(path).read_bytes())
+
+    @classmethod
+    def from_bytes(cls, content: bytes) -> CaseRecord:
+        with np.load(io.BytesIO(content)) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             inputs = []
             for i, spec in enumerate(meta["inputs"]):

@@ -1,0 +1,172 @@
+"""``judge audit``: the nightly precision audit (SPEC §7, §9).
+
+Loads the contracts, selects the backends, runs every registrable contract on every selected
+backend and writes the audit outputs. Exit 0 when every row is pass, xfail or unsupported; 1 on a
+conformance failure or a contract error; 2 when a requested backend or path is unavailable.
+The option set and the run itself are shared with ``judge gate`` (which audits when no
+``--current`` file is given).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+CONFORMING = ("pass", "xfail", "unsupported")
+DEFAULT_OUT = "judge-audit"
+PROFILES = ("dev", "ci", "nightly")
+
+
+class EnvironmentProblem(click.ClickException):
+    """A requested backend, plugin or path is unavailable (exit code 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    backends: tuple[str, ...]
+    contracts: str | None
+    profile: str
+    seed: int
+    plugins: tuple[str, ...]
+    out: str
+    cross: bool = False
+
+
+def audit_options(func):
+    """The audit options, shared by ``judge audit`` and ``judge gate``."""
+    options = [
+        click.option("--backend", "backends", multiple=True, metavar="B",
+                     help="Backend name, device class (cpu|cuda|vulkan) or all; repeatable. "
+                          "Default: every available backend."),
+        click.option("--contracts", type=click.Path(), default=None,
+                     help="Contract file or folder. Default: the embedded suite."),
+        click.option("--profile", type=click.Choice(PROFILES), default="nightly",
+                     show_default=True, help="Hypothesis budget."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of every generated case."),
+        click.option("--plugin", "plugins", multiple=True, metavar="X",
+                     help="Backend plugin module or .py file; repeatable."),
+        click.option("--out", type=click.Path(file_okay=False), default=DEFAULT_OUT,
+                     show_default=True, help="Folder for the audit outputs."),
+        click.option("--cross", is_flag=True,
+                     help="Also judge each backend against contracts of other devices."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.command("audit")
+@audit_options
+def command(backends, contracts, profile, seed, plugins, out, cross) -> None:
+    """Run the precision audit and write results.{parquet,csv,json}, summary.md, report.html
+    and cases/ under --out."""
+    request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross)
+    loaded = load_contracts(request.contracts)
+    run, paths = run_and_write(request, registrable(loaded))
+    from judge.reports.summary import scoreboard_markdown
+
+    click.echo(scoreboard_markdown(run.rows))
+    click.echo("")
+    for name, path in paths.items():
+        click.echo(f"{name:>8}: {path}")
+    failing = [r for r in run.rows if r.verdict not in CONFORMING]
+    if loaded.errors:
+        click.echo(f"{len(loaded.errors)} contract error(s); see above", err=True)
+    if failing:
+        click.echo(f"{len(failing)} of {len(run.rows)} rows do not conform "
+                   f"(see {paths['summary']})", err=True)
+    sys.exit(1 if failing or loaded.errors else 0)
+
+
+def load_contracts(path: str | None):
+    """Load contract files (default: the embedded suite); print contract errors to stderr."""
+    from judge.contracts import default_suite_path, load_paths
+
+    target = Path(path) if path else Path(default_suite_path())
+    if not target.exists():
+        raise EnvironmentProblem(f"contract path {str(target)!r} does not exist")
+    loaded = load_paths([target])
+    for error in loaded.errors:
+        click.echo(f"contract error: {error}", err=True)
+    return loaded
+
+
+def registrable(loaded) -> list:
+    return [c for c in loaded.contracts if c.registrable]
+
+
+def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
+    """Selected available backends and {name: why unavailable}; exit 2 on a named one."""
+    from judge.registry import BackendSelectionError, default_registry
+
+    try:
+        registry = default_registry().load_all(request.plugins)
+        chosen, missing = registry.select(request.backends)
+    except BackendSelectionError as exc:
+        raise EnvironmentProblem(str(exc)) from exc
+    missing = dict(missing)
+    missing.update({f"({source})": why for source, why in registry.load_errors.items()})
+    return chosen, missing
+
+
+def run_and_write(request: AuditRequest, contracts: list):
+    """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths)."""
+    from judge.reports import write_audit
+    from judge.runner import run_audit
+
+    chosen, missing = select_backends(request)
+    for name, why in sorted(missing.items()):
+        click.echo(f"unavailable: {name}: {why}", err=True)
+    if not chosen:
+        raise EnvironmentProblem("no backend is available to audit with")
+    click.echo(f"auditing {len(contracts)} contracts on {', '.join(b.name for b in chosen)} "
+               f"(profile {request.profile}, seed {request.seed})", err=True)
+    with Progress() as progress:
+        run = run_audit(contracts, chosen, profile=request.profile, seed=request.seed,
+                        progress=progress, cross=request.cross)
+    unavailable = run.meta.setdefault("unavailable", {})
+    for name, why in missing.items():
+        unavailable.setdefault(name, why)
+    return run, write_audit(run, request.out)
+
+
+class Progress:
+    """A progress callback ``progress(done, total, label="")``: tqdm when installed, else a
+    plain counter on stderr (one line per 5% so logs stay short)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+        self._last = -1
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self._last >= 0:
+            click.echo("", err=True)
+
+    def __call__(self, done: int, total: int, label: str = "") -> None:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            if self._bar is None:
+                self._bar = tqdm(total=total, unit="item", file=sys.stderr, dynamic_ncols=True)
+            self._bar.total = total
+            self._bar.n = done
+            self._bar.set_postfix_str(label, refresh=False)
+            self._bar.refresh()
+            return
+        step = max(1, total // 20)
+        if done == total or done // step != self._last // step:
+            self._last = done
+            click.echo(f"\r[{done}/{total}] {label}"[:100].ljust(100), err=True, nl=False)

@@ -1,0 +1,206 @@
+"""The executor: plays Fuel's executor around one kernel call (SPEC §4 "Layouts and the executor").
+
+It hands the kernel each operand as a view where the contract accepts that layout and a
+contiguous copy where it does not (auto-Contiguize), pre-allocates poison-filled contiguous
+outputs, calls the backend, and checks what the call did besides computing: inputs unchanged,
+every output element written, output dtype and shape as the rules say, same bits on a repeat.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
+from judge.contracts.model import Contract
+from judge.formats import get_format
+from judge.layouts import accepted, materialize
+from judge.values import POISON_BITS
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken promise: ``check`` names it (the expectations vocabulary), ``message`` says how."""
+
+    check: str
+    message: str
+    output: int = 0
+    index: tuple[int, ...] | None = None
+
+
+@dataclass
+class Execution:
+    kernel_inputs: tuple[TensorArg, ...]
+    out_shapes: list[tuple[int, ...]]
+    out_dtypes: list[str]
+    outputs: list[np.ndarray] | None = None  # first run's outputs (validated dtype/shape)
+    findings: list[Finding] = field(default_factory=list)
+    nondeterministic_runs: int = 0
+    backend_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.outputs is not None
+
+
+def output_dtypes(contract: Contract, in_dtypes: tuple[str, ...]) -> list[str]:
+    names = [s.name for s in contract.inputs]
+    out = []
+    for spec in contract.outputs:
+        rule = spec.dtype_rule
+        if rule.kind == "fixed":
+            out.append(rule.dtype)
+        else:
+            out.append(in_dtypes[names.index(rule.ref)] if rule.ref in names else in_dtypes[0])
+    return out
+
+
+def output_shapes(contract: Contract, shapes: list[tuple[int, ...]], params: dict[str, Any]) -> list[tuple[int, ...]]:
+    names = [s.name for s in contract.inputs]
+
+    def shape_of(ref: str) -> tuple[int, ...]:
+        return shapes[names.index(ref)] if ref in names else shapes[0]
+
+    out = []
+    for spec in contract.outputs:
+        rule = spec.shape_rule
+        if rule.kind == "same_as":
+            out.append(shape_of(rule.refs[0]))
+        elif rule.kind == "broadcast":
+            out.append(tuple(np.broadcast_shapes(*(shape_of(r) for r in rule.refs))))
+        elif rule.reduce_by == "output_shape":
+            out.append(tuple(params["output_shape"]))
+        else:
+            src = shape_of(rule.refs[0])
+            dims = set(params.get("dims", ()))
+            keep = bool(params.get("keepdim", False))
+            out.append(tuple((1 if keep else None) if a in dims else s for a, s in enumerate(src)))
+            out[-1] = tuple(s for s in out[-1] if s is not None)
+    return out
+
+
+def derived_params(contract: Contract, params: dict[str, Any], inputs: tuple[TensorArg, ...],
+                   out_shapes: list[tuple[int, ...]]) -> dict[str, Any]:
+    """Fill the params Fuel's dispatch derives itself (element counts, fast-path flags, shapes)."""
+    full = dict(params)
+    n_out = int(np.prod(out_shapes[0])) if out_shapes else 0
+    for f in contract.op_params.fields:
+        if f.name in full:
+            continue
+        if f.name in ("n", "out_size"):
+            full[f.name] = n_out
+        elif f.name == "flags":
+            full[f.name] = int(all(t.is_contiguous() for t in inputs))
+        elif f.name == "input_shape" and inputs:
+            full[f.name] = list(inputs[0].shape)
+    return full
+
+
+def poison_output(shape: tuple[int, ...], dtype: str) -> TensorArg:
+    fmt = get_format(dtype)
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    base = np.full(n, POISON_BITS[dtype], dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
+    return TensorArg(base, tuple(shape), contiguous_strides(tuple(shape)), 0, dtype)
+
+
+def _fresh(t: TensorArg) -> TensorArg:
+    return TensorArg(t.base.copy(), t.shape, t.strides, t.offset, t.dtype)
+
+
+def _bits(a: np.ndarray, dtype: str) -> np.ndarray:
+    return np.ascontiguousarray(a).view(get_format(dtype).bits_dtype)
+
+
+def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict,
+          out_shapes, out_dtypes, case_id: str):
+    """One call on fresh copies. Returns (outputs, findings, seconds, copies, out buffers)."""
+    copies = tuple(_fresh(t) for t in inputs)
+    outs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]
+    call = KernelCall(list(copies), dict(params), outs, list(out_dtypes), case_id)
+    start = time.perf_counter()
+    try:
+        result = backend.run(contract, call)
+    except Exception as exc:  # noqa: BLE001 - a kernel that raises on an accepted input is a finding
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")], 0.0, copies
+    seconds = time.perf_counter() - start
+    if result is None:
+        result = [o.base.reshape(o.shape) for o in outs]
+    findings: list[Finding] = []
+    if len(result) != len(out_shapes):
+        return None, [Finding("shape", f"expected {len(out_shapes)} output(s), got {len(result)}")], seconds, copies
+    checked = []
+    for i, (arr, shape, dtype) in enumerate(zip(result, out_shapes, out_dtypes, strict=True)):
+        arr = np.asarray(arr)
+        want = get_format(dtype).numpy_dtype
+        if arr.dtype != want:
+            findings.append(Finding("dtype", f"output {i}: dtype {arr.dtype}, the dtype rule says {dtype} ({want})", i))
+        if tuple(arr.shape) != tuple(shape):
+            findings.append(Finding("shape", f"output {i}: shape {list(arr.shape)}, the shape rule says {list(shape)}", i))
+        checked.append(arr)
+    if findings:
+        return None, findings, seconds, copies
+    return checked, findings, seconds, copies
+
+
+def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict[str, Any],
+            *, repeats: int = 1, case_id: str = "") -> Execution:
+    """Run one case through ``backend`` as Fuel's executor would, ``1 + repeats`` times."""
+    kernel_inputs = tuple(
+        t if accepted(t, spec.layout) else materialize(t)
+        for t, spec in zip(inputs, contract.inputs, strict=True)
+    )
+    in_dtypes = tuple(t.dtype for t in inputs)
+    out_dtypes = output_dtypes(contract, in_dtypes)
+    out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
+    full_params = derived_params(contract, params, kernel_inputs, out_shapes)
+    ex = Execution(kernel_inputs, out_shapes, out_dtypes)
+    outputs, findings, seconds, copies = _call(backend, contract, kernel_inputs, full_params, out_shapes, out_dtypes, case_id)
+    ex.backend_seconds += seconds
+    ex.findings.extend(findings)
+    if outputs is None:
+        return ex
+    in_place = any(o.aliasing != "none" for o in contract.outputs)
+    if not in_place:
+        for spec, before, after in zip(contract.inputs, kernel_inputs, copies, strict=True):
+            changed = np.flatnonzero(_bits(before.base, before.dtype) != _bits(after.base, after.dtype))
+            if changed.size:
+                ex.findings.append(Finding(
+                    "input_modified",
+                    f"input {spec.name!r} was modified by the call ({changed.size} element(s) of its "
+                    f"buffer changed, first at buffer index {int(changed[0])}) and the contract "
+                    f"does not say in_place",
+                ))
+    for i, (arr, dtype) in enumerate(zip(outputs, out_dtypes, strict=True)):
+        unwritten = np.argwhere(_bits(arr, dtype) == POISON_BITS[dtype])
+        if unwritten.size:
+            ex.findings.append(Finding(
+                "unwritten",
+                f"output {i}: {len(unwritten)} element(s) still hold the poison pattern "
+                f"0x{POISON_BITS[dtype]:X} (never written), first at index {tuple(int(v) for v in unwritten[0])}",
+                i, tuple(int(v) for v in unwritten[0]),
+            ))
+    ex.outputs = outputs
+    for _ in range(repeats):
+        again, _, seconds, _ = _call(backend, contract, kernel_inputs, full_params, out_shapes, out_dtypes, case_id)
+        ex.backend_seconds += seconds
+        if again is None:
+            continue
+        for i, (a, b, dtype) in enumerate(zip(outputs, again, out_dtypes, strict=True)):
+            differ = np.argwhere(_bits(a, dtype) != _bits(b, dtype))
+            if differ.size:
+                ex.nondeterministic_runs += 1
+                idx = tuple(int(v) for v in differ[0])
+                ex.findings.append(Finding(
+                    "determinism",
+                    f"output {i}: a repeat on identical inputs gave different bits at {len(differ)} "
+                    f"element(s), first at {idx}: 0x{int(_bits(a, dtype)[idx]):X} then "
+                    f"0x{int(_bits(b, dtype)[idx]):X}; the contract says {contract.determinism}",
+                    i, idx,
+                ))
+                break
+    return ex

@@ -1,0 +1,32 @@
+"""Hypothesis budgets: ``dev`` (quick, remembers failures), ``ci`` (derandomised, same cases on
+every run), ``nightly`` (many more and larger cases)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.strategies import Budget
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    max_examples: int
+    derandomize: bool
+    use_database: bool
+    budget: Budget = Budget()
+
+
+PROFILES = {
+    "dev": Profile("dev", 30, derandomize=False, use_database=True),
+    "ci": Profile("ci", 40, derandomize=True, use_database=False),
+    "nightly": Profile("nightly", 400, derandomize=False, use_database=True,
+                       budget=Budget(max_rank=4, max_side=7, max_elements=160)),
+}
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown profile {name!r} (use {', '.join(PROFILES)})") from None

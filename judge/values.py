@@ -1,0 +1,106 @@
+"""Edge values and value strategies per format: the inputs that break kernels.
+
+Values travel as exact bit patterns (integers) so every format, BF16 included, is drawn the same
+way and Hypothesis shrinks towards +0.0 (bit pattern 0).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from hypothesis import strategies as st
+
+from judge.formats import Format, get_format
+
+# Poison written into outputs before a call; the value generator never produces these bits, so
+# an output element still holding them was never written. Quiet NaNs with a recognisable payload.
+POISON_BITS = {
+    "F64": 0x7FFA5A5A5A5A5A5A,
+    "F32": 0x7FE5A5A5,
+    "F16": 0x7EA5,
+    "BF16": 0x7FE5,
+    "BOOL": 0xA5,
+    "U8": 0xA5,
+    "U32": 0xA5A5A5A5,
+    "I32": 0x25A5A5A5,
+    "I64": 0x25A5A5A5A5A5A5A5,
+}
+
+
+def to_bits(values, fmt: Format) -> np.ndarray:
+    """Round Python floats into ``fmt`` and return their bit patterns (uint array)."""
+    arr = np.asarray(values, dtype=np.float64).astype(fmt.numpy_dtype)
+    return arr.view(fmt.bits_dtype)
+
+
+def from_bits(bits, fmt: Format) -> np.ndarray:
+    return np.asarray(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
+
+
+@cache
+def edge_bits(name: str) -> tuple[int, ...]:
+    """NaN, ±inf, ±0, extreme subnormals and normals, ±max finite, ±1 and rounding ties."""
+    fmt = get_format(name)
+    if not fmt.is_float:
+        return ()
+    m = fmt.mantissa_bits
+    sign = 1 << (fmt.bits - 1)
+    exp_all = ((1 << fmt.exponent_bits) - 1) << m
+    positive = [
+        0,  # +0
+        1,  # smallest subnormal
+        (1 << m) - 1,  # largest subnormal
+        1 << m,  # smallest normal
+        exp_all - 1,  # largest finite
+        exp_all,  # +inf
+        exp_all | (1 << (m - 1)),  # canonical quiet NaN
+    ]
+    ties = [0.5, 1.0, 1.5, 2.5, 3.5, -0.5, 2.0 ** (fmt.precision - 1) + 0.5, 0.1, 1.0 / 3.0]
+    bits = set(positive) | {b | sign for b in positive}
+    bits |= {int(b) for b in to_bits(ties, fmt)}
+    return tuple(sorted(bits))
+
+
+def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[int]:
+    moderate = st.integers(-64, 64).map(lambda k: k / 8)
+    wide = st.floats(-1e4, 1e4, allow_nan=False, width=32)
+    as_bits = lambda v: int(to_bits([v], fmt)[0])  # noqa: E731
+    branches = [
+        moderate.map(as_bits),
+        st.sampled_from(edge_bits(fmt.name)),
+        wide.map(as_bits),
+        st.integers(0, (1 << fmt.bits) - 1),
+    ]
+    if hints:
+        branches.insert(2, st.sampled_from(tuple(int(b) for b in to_bits(hints, fmt))))
+    poison = POISON_BITS[fmt.name]
+    return st.one_of(branches).filter(lambda b: b != poison)
+
+
+def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[int]:
+    """Bit patterns of one element of dtype ``name``."""
+    fmt = get_format(name)
+    if fmt.kind == "bool":
+        return st.integers(0, 1)
+    if fmt.is_float:
+        return _float_elements(fmt, hints)
+    return st.integers(0, min((1 << fmt.bits) - 1, 1000))
+
+
+@st.composite
+def value_array(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...] = ()):
+    """A contiguous array of ``shape`` in format ``name``; repeats are likely (ties)."""
+    fmt = get_format(name)
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    elem = element_bits(name, hints)
+    if n == 0:
+        bits: list[int] = []
+    else:
+        pool = draw(st.lists(elem, min_size=1, max_size=3))
+        bits = draw(
+            st.lists(st.one_of(st.sampled_from(pool), elem), min_size=n, max_size=n)
+        )
+    if fmt.kind == "bool":
+        return np.array(bits, dtype=np.bool_).reshape(shape)
+    return np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)

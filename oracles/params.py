@@ -1,0 +1,93 @@
+"""Op-param generators, keyed by ``OpDef.params``. Each draws params for given input shapes.
+
+A generator knows the OpKind family's param semantics; the contract's parsed field constraints
+(``== 1.0``, ``>= min``) are honoured on top. Values for float params are drawn exactly
+representable in the case's dtype, so "coerced to T" never changes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+from judge.contracts.model import OpParams
+
+# Small dyadic values: exact in every float format, and they exercise signs, zero and scaling.
+_DYADIC = tuple(sorted({k / 4 for k in range(-16, 17)} | {0.125, -0.125, 1024.0, -0.0}))
+
+
+def _fixed_value(fields: OpParams, name: str) -> float | None:
+    f = fields.field(name)
+    if f is None or f.constraint is None:
+        return None
+    for part in (f.constraint, *f.constraint.parts):
+        if part.kind == "eq":
+            return float(part.value)
+    return None
+
+
+def _reduce_dims(draw, shape: tuple[int, ...], fields: OpParams, nonempty: bool) -> dict[str, Any]:
+    rank = len(shape)
+    dims = draw(st.sets(st.integers(0, max(rank - 1, 0)), max_size=rank)) if rank else set()
+    dims = sorted(dims)
+    return {"dims": dims, "keepdim": False}
+
+
+def _single_dim(draw, shape, fields, nonempty):
+    candidates = [i for i, s in enumerate(shape) if s > 0]
+    dim = draw(st.sampled_from(candidates))
+    return {"dims": [dim], "keepdim": False}
+
+
+def _reduce_to(draw, shape, fields, nonempty):
+    out = tuple(draw(st.sampled_from((s, 1))) for i, s in enumerate(shape))
+    return {"input_shape": list(shape), "output_shape": list(out)}
+
+
+def _affine(draw, shape, fields, nonempty):
+    values = st.sampled_from(_DYADIC)
+    mul = _fixed_value(fields, "mul")
+    add = _fixed_value(fields, "add")
+    return {
+        "mul": mul if mul is not None else draw(values),
+        "add": add if add is not None else draw(values),
+    }
+
+
+def _clamp(draw, shape, fields, nonempty):
+    lo = draw(st.sampled_from(_DYADIC))
+    hi = draw(st.sampled_from([v for v in _DYADIC if v >= lo]))
+    names = ("lo", "hi") if fields.field("lo") is not None else ("min", "max")
+    return {names[0]: lo, names[1]: hi}
+
+
+def _powi(draw, shape, fields, nonempty):
+    exp = draw(st.one_of(st.integers(-3, 4), st.integers(-40, 40)))
+    return {"exp": exp}
+
+
+def _none(draw, shape, fields, nonempty):
+    return {}
+
+
+GENERATORS: dict[str, Callable[..., dict[str, Any]]] = {
+    "none": _none,
+    "reduce_dims": _reduce_dims,
+    "single_dim": _single_dim,
+    "reduce_to": _reduce_to,
+    "reduce_to_backward": _reduce_to,
+    "affine": _affine,
+    "clamp": _clamp,
+    "powi": _powi,
+}
+
+
+def draw_params(key: str, draw, shape: tuple[int, ...], fields: OpParams, *, nonempty: bool) -> dict[str, Any]:
+    """Draw op params with generator ``key`` for a primary input of ``shape``."""
+    try:
+        gen = GENERATORS[key]
+    except KeyError:
+        raise KeyError(f"no op-param generator {key!r} (known: {', '.join(GENERATORS)})") from None
+    return gen(draw, shape, fields, nonempty)
