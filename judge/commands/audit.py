@@ -118,8 +118,8 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
 def run_and_write(request: AuditRequest, contracts: list):
     """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths)."""
     from judge.reports import write_audit
-    from judge.runner import run_audit
 
+    run_audit = harness_function("judge.runner", "run_audit")
     chosen, missing = select_backends(request)
     for name, why in sorted(missing.items()):
         click.echo(f"unavailable: {name}: {why}", err=True)
@@ -134,6 +134,16 @@ def run_and_write(request: AuditRequest, contracts: list):
     for name, why in missing.items():
         unavailable.setdefault(name, why)
     return run, write_audit(run, request.out)
+
+
+def harness_function(module: str, name: str):
+    """``module.name``, or exit 2 saying why this installation cannot provide it."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise EnvironmentProblem(f"{module}.{name} is not available: {exc}") from exc
 
 
 class Progress:

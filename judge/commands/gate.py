@@ -37,10 +37,12 @@ def command(baseline, current, changed_since, backends, contracts, profile, seed
 
     base_rows = _load(load_rows, baseline)
     note = ""
+    contract_errors = 0
     try:
         if changed_since or current is None:
             loaded = load_contracts(contracts)
             judged = registrable(loaded)
+            contract_errors = len(loaded.errors)
             if changed_since:
                 judged = changed_contracts(judged, changed_since)
                 note = f"{len(judged)} contracts changed since `{changed_since}`"
@@ -59,7 +61,9 @@ def command(baseline, current, changed_since, backends, contracts, profile, seed
         raise EnvironmentProblem(str(exc)) from exc
     result = compare(base_rows, cur_rows)
     click.echo(gate_markdown(result, baseline=baseline, current=label, note=note), nl=False)
-    sys.exit(0 if result.passed else 1)
+    if contract_errors:
+        click.echo(f"{contract_errors} contract error(s) (listed above) fail the gate", err=True)
+    sys.exit(0 if result.passed and not contract_errors else 1)
 
 
 def _load(load_rows, path: str) -> list:
