@@ -148,9 +148,7 @@ class ContractItem(pytest.Item):
         self.add_marker("judge")
 
     def runtest(self):
-        from judge.runner import Item, run_item
-
-        from judge.runner import unsupported_row
+        from judge.runner import Item, run_item, unsupported_row
 
         state = self.config.stash[_STATE]
         if self.supported is not True:
