@@ -79,13 +79,17 @@ class ParamConstraint:
     ``single_dim`` (exactly one dim in 0..rank, that axis non-empty),
     ``product_eq_elem_count`` (value: operand name), ``left_pad_broadcast`` (each axis equals
     the input size or 1, left-padded to input rank), ``unknown`` (text kept; lint warns).
-    A constraint text may combine several; ``parts`` holds them all.
+    A constraint text may combine several (joined by ``;``, or a chained ``==``): then kind is
+    ``all`` and ``parts`` holds them all; ``each()`` iterates the atomic constraints either way.
     """
 
     kind: str
     value: Any = None
     text: str = ""
     parts: tuple[ParamConstraint, ...] = ()
+
+    def each(self) -> tuple[ParamConstraint, ...]:
+        return self.parts if self.kind == "all" else (self,)
 
 
 @dataclass(frozen=True)
@@ -246,6 +250,17 @@ class Contract:
     semantics: Semantics
     tree: dict[str, Any]  # the normalised block tree (what ``judge show --json`` prints)
     suite: str = ""  # the suite root the file was found under, for ids
+    section: str = ""  # the ``## `` heading the block sits under
+    spelling: str = ""  # "indented" | "flattened": how the block was written
+
+    @property
+    def describe_only(self) -> bool:
+        return not self.registrable
+
+    @property
+    def test_id(self) -> str:
+        """``suites/fuel/reduce.fkc.md::sum_reduce_cuda`` (the pytest item id stem)."""
+        return f"{self.location.file}::{self.kernel}"
 
     @property
     def device(self) -> str:

@@ -1,0 +1,42 @@
+"""FKC contracts: loading, the typed model, lint findings (SPEC §3, §4).
+
+Light to import: the loader and its dependencies (PyYAML) load on first use.
+
+- ``load_paths(paths) -> LoadResult``; ``load_file(path)``; ``load_text(text, filename)``
+- ``find_contract_files(paths)``; ``default_suite_path()``
+- ``ContractError``, ``LintWarning`` (``judge.contracts.errors``)
+- the model classes (``judge.contracts.model``)
+"""
+
+from __future__ import annotations
+
+from judge.contracts.errors import ContractError, LintWarning
+
+_LAZY = {
+    "LoadResult": "judge.contracts.loader",
+    "load_paths": "judge.contracts.loader",
+    "load_file": "judge.contracts.loader",
+    "load_text": "judge.contracts.loader",
+    "find_contract_files": "judge.contracts.loader",
+    "default_suite_path": "judge.contracts.loader",
+}
+
+__all__ = ["ContractError", "LintWarning", "load_contracts", *sorted(_LAZY)]
+
+
+def load_contracts(paths=None):
+    """Alias of ``load_paths`` (re-exported as ``judge.load_contracts``)."""
+    from judge.contracts.loader import load_paths
+
+    return load_paths(paths)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'judge.contracts' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

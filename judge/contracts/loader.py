@@ -1,0 +1,162 @@
+"""Load FKC files: Markdown split, front matter, block trees, typed contracts (SPEC §3)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.contracts.blocktree import BlockSyntaxError, parse_block
+from judge.contracts.build import build_contract, normalise
+from judge.contracts.errors import ContractError, LintWarning, format_path
+from judge.contracts.markdown import kernel_hint, split_markdown
+from judge.contracts.model import Contract, ContractFile, Provider
+from judge.contracts.schema import FRONT_MATTER
+
+SUFFIX = ".fkc.md"
+
+
+@dataclass
+class LoadResult:
+    files: list[ContractFile] = field(default_factory=list)
+    contracts: list[Contract] = field(default_factory=list)  # all, describe-only included
+    errors: list[ContractError] = field(default_factory=list)
+    warnings: list[LintWarning] = field(default_factory=list)
+    blocks: int = 0  # fkc blocks seen, including those that failed to load
+
+    @property
+    def registrable(self) -> list[Contract]:
+        return [c for c in self.contracts if c.registrable]
+
+    @property
+    def describe_only(self) -> list[Contract]:
+        return [c for c in self.contracts if not c.registrable]
+
+    def extend(self, other: LoadResult) -> None:
+        self.files += other.files
+        self.contracts += other.contracts
+        self.errors += other.errors
+        self.warnings += other.warnings
+        self.blocks += other.blocks
+
+    def find(self, kernel: str) -> list[Contract]:
+        """Contracts named ``kernel``, or ``FILE::kernel`` (FILE matched by path suffix)."""
+        if "::" in kernel:
+            file, name = kernel.rsplit("::", 1)
+            return [c for c in self.contracts if c.kernel == name and
+                    (c.file == file or c.file.endswith("/" + file.lstrip("./")))]
+        return [c for c in self.contracts if c.kernel == kernel]
+
+
+def default_suite_path() -> Path:
+    """The embedded suite, ``suites/fuel`` next to the ``judge`` package."""
+    return Path(__file__).resolve().parents[2] / "suites" / "fuel"
+
+
+def find_contract_files(paths: Iterable[str | os.PathLike]) -> list[tuple[str, str]]:
+    """(display path, suite root) of every ``*.fkc.md`` under ``paths``, sorted per root.
+
+    A file named directly is taken whatever its suffix. Raises ``FileNotFoundError`` for a path
+    that does not exist.
+    """
+    found: list[tuple[str, str]] = []
+    for root in paths:
+        root = os.fspath(root)
+        if os.path.isdir(root):
+            hits = []
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                hits += [os.path.join(dirpath, n) for n in filenames if n.endswith(SUFFIX)]
+            found += [(p, root) for p in sorted(hits)]
+        elif os.path.isfile(root):
+            found.append((root, os.path.dirname(root) or "."))
+        else:
+            raise FileNotFoundError(f"contract path {root!r} does not exist")
+    return found
+
+
+def load_paths(paths: Iterable[str | os.PathLike] | None = None) -> LoadResult:
+    """Load every contract file under ``paths`` (default: the embedded suite)."""
+    if paths is None:
+        paths = [default_suite_path()]
+    result = LoadResult()
+    for path, suite in find_contract_files(paths):
+        result.extend(load_file(path, suite=suite))
+    return result
+
+
+def load_file(path: str | os.PathLike, *, suite: str | None = None) -> LoadResult:
+    """Load one file. Raises ``OSError`` when it cannot be read."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    return load_text(text, path, suite=suite if suite is not None else os.path.dirname(path))
+
+
+def load_text(text: str, filename: str, *, suite: str = "", defaults_for=None) -> LoadResult:
+    """Load the contracts of one file's text; ``filename`` is how messages name it."""
+    result = LoadResult()
+    raw = split_markdown(text, filename)
+    result.errors += raw.errors
+    fkc_version, provider = _front_matter(raw, filename, result)
+    contracts: list[Contract] = []
+    first_seen: dict[str, int] = {}
+    for block in raw.blocks:
+        result.blocks += 1
+        hint = kernel_hint(block.lines)
+        try:
+            parsed = parse_block(block.lines, block.first_line, _block_schema())
+        except BlockSyntaxError as exc:
+            result.errors.append(ContractError(filename, exc.line, hint,
+                                               format_path(exc.path) or None, exc.message))
+            continue
+        contract, findings = build_contract(
+            parsed, file=filename, first_line=block.first_line, provider=provider,
+            kernel_hint=hint, suite=suite, section=block.section, defaults_for=defaults_for)
+        result.warnings += findings.warnings
+        result.errors += findings.errors
+        if contract is None:
+            continue
+        if contract.kernel in first_seen:
+            result.errors.append(ContractError(
+                filename, contract.location.line, contract.kernel, "kernel",
+                f"duplicate kernel name {contract.kernel!r} in this file (first at line "
+                f"{first_seen[contract.kernel]})"))
+            continue
+        first_seen[contract.kernel] = contract.location.line
+        contracts.append(contract)
+    result.contracts = contracts
+    result.files.append(ContractFile(filename, provider, fkc_version, tuple(contracts)))
+    return result
+
+
+def _block_schema():
+    from judge.contracts.schema import BLOCK
+
+    return BLOCK
+
+
+def _front_matter(raw, filename, result) -> tuple[object, Provider]:
+    if not raw.front_matter:
+        return None, Provider()
+    try:
+        parsed = parse_block(raw.front_matter, raw.front_matter_line, FRONT_MATTER)
+    except BlockSyntaxError as exc:
+        result.errors.append(ContractError(filename, exc.line, None,
+                                           format_path(("front matter",) + exc.path),
+                                           exc.message))
+        return None, Provider()
+    tree = normalise(parsed.tree, FRONT_MATTER, (), None)
+    for path, line in parsed.unknown:
+        result.warnings.append(LintWarning(filename, line, None, format_path(path),
+                                           "unknown front-matter key (ignored)"))
+    provider = tree.get("provider") or {}
+    if not isinstance(provider, dict):
+        result.errors.append(ContractError(filename, parsed.lines.get(("provider",)), None,
+                                           "provider", f"expected a mapping, got {provider!r}"))
+        provider = {}
+    values = {k: provider.get(k) for k in ("name", "backend", "kernel_source", "link_registry",
+                                           "revision_base")}
+    values = {k: (str(v) if v is not None else None) for k, v in values.items()}
+    return tree.get("fkc_version"), Provider(**values)
