@@ -1,0 +1,176 @@
+"""What every built-in adapter shares: op-param decoding, the NaN rule, dtype policy.
+
+Nothing here computes a value: these helpers turn a contract and its op params into the
+arguments a library kernel takes (axes, keepdim, accumulator dtype), the way a Fuel dispatch
+wrapper decodes ``OpParams`` before calling its kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
+HALF_DTYPES = ("F16", "BF16")
+
+# OpKinds whose every operand is a float tensor of one dtype T (plus BOOL for Where's cond).
+UNARY = (
+    "NegElementwise", "ReluElementwise", "SqrElementwise", "SqrtElementwise", "ExpElementwise",
+    "SignElementwise", "LogElementwise", "SinElementwise", "CosElementwise", "AbsElementwise",
+    "RecipElementwise", "TanhElementwise", "FloorElementwise", "CeilElementwise",
+    "ErfElementwise", "GeluErfElementwise", "RoundElementwise", "SigmoidElementwise",
+    "SiluElementwise", "GeluElementwise", "StepElementwise", "RsqrtElementwise",
+    "PowIElementwise", "Affine", "ClampElementwise",
+)
+BINARY = (
+    "AddElementwise", "SubElementwise", "MulElementwise", "DivElementwise",
+    "MaximumElementwise", "MinimumElementwise", "PowElementwise", "RemElementwise",
+)
+COMPARE = (
+    "EqualElementwise", "NotEqualElementwise", "LessElementwise", "LessEqualElementwise",
+    "GreaterElementwise", "GreaterEqualElementwise",
+)
+REDUCE = ("SumReduce", "MaxReduce", "MinReduce", "MeanReduce")
+ARG_REDUCE = ("ArgMaxDim", "ArgMinDim")
+REDUCE_TO = ("ReduceSumTo", "ReduceMaxTo", "ReduceMaxToBackward")
+ALL_OP_KINDS = UNARY + BINARY + COMPARE + ("Where",) + REDUCE + ARG_REDUCE + REDUCE_TO
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """One kernel invocation as the per-library op tables see it.
+
+    ``dtype``: the FKC dtype T of the float operands; ``out_dtypes``/``out_shapes``: what the
+    executor pre-allocated; ``nan_ignore``: the contract's NaN rule is NaN-as-missing, which
+    selects the library's NaN-ignoring extremum kernel (np.fmax, torch.fmax) where one exists.
+    """
+
+    op_kind: str
+    dtype: str
+    params: Mapping[str, Any]
+    out_dtypes: tuple[str, ...]
+    out_shapes: tuple[tuple[int, ...], ...]
+    nan_ignore: bool
+
+    @property
+    def accumulates_in_f32(self) -> bool:
+        """Half inputs sum/mean in an f32 accumulator (every Fuel backend promotes them)."""
+        return self.dtype in HALF_DTYPES
+
+
+def make_op_call(contract, call) -> OpCall:
+    """Decode a contract and a ``KernelCall`` into an ``OpCall``."""
+    floats = [a.dtype for a in call.inputs if a.dtype != "BOOL"]
+    dtype = floats[0] if floats else call.outputs[0].dtype
+    return OpCall(
+        op_kind=contract.op_kind,
+        dtype=dtype,
+        params=dict(call.params),
+        out_dtypes=tuple(o.dtype for o in call.outputs),
+        out_shapes=tuple(tuple(o.shape) for o in call.outputs),
+        nan_ignore=nan_rule(contract) == "ignore",
+    )
+
+
+def nan_rule(contract) -> str:
+    semantics = getattr(contract, "semantics", None)
+    if semantics is None:
+        return "unspecified"
+    return semantics.nan.value
+
+
+def reduce_dims(params: Mapping[str, Any], ndim: int) -> tuple[tuple[int, ...], bool]:
+    """``OpParams::Reduce { dims, keepdim }`` as (axes, keepdim)."""
+    dims = params.get("dims", ())
+    if isinstance(dims, int):
+        dims = (dims,)
+    axes = tuple(int(d) for d in dims)
+    for d in axes:
+        if not 0 <= d < max(ndim, 1):
+            raise ValueError(f"reduce dim {d} is outside 0..{ndim} (params {dict(params)})")
+    return axes, bool(params.get("keepdim", False))
+
+
+def single_dim(params: Mapping[str, Any], ndim: int) -> tuple[int, bool]:
+    """``ArgMax/ArgMinDim``: exactly one dim."""
+    axes, keepdim = reduce_dims(params, ndim)
+    if len(axes) != 1:
+        raise ValueError(f"Arg*Dim expects exactly one dim, got dims={list(axes)}")
+    return axes[0], keepdim
+
+
+def reduce_to_axes(params: Mapping[str, Any], in_shape: Sequence[int]) -> tuple[int, ...]:
+    """The axes a broadcast-target reduction folds: those where the target has extent 1.
+
+    ``output_shape`` is left-padded with 1s to the input rank (a target of lower rank means
+    the leading axes are summed away, as in a broadcast-reverse gradient).
+    """
+    out_shape = tuple(int(s) for s in params.get("output_shape", in_shape))
+    rank = len(in_shape)
+    if len(out_shape) > rank:
+        raise ValueError(f"output_shape {list(out_shape)} has higher rank than input {list(in_shape)}")
+    padded = (1,) * (rank - len(out_shape)) + out_shape
+    axes = []
+    for i, (n_in, n_out) in enumerate(zip(in_shape, padded, strict=True)):
+        if n_out == n_in:
+            continue
+        if n_out != 1:
+            raise ValueError(
+                f"output_shape {list(out_shape)} axis {i} is {n_out}; expected {n_in} or 1"
+            )
+        axes.append(i)
+    return tuple(axes)
+
+
+def padded_target(params: Mapping[str, Any], in_shape: Sequence[int]) -> tuple[int, ...]:
+    out_shape = tuple(int(s) for s in params.get("output_shape", in_shape))
+    return (1,) * (len(in_shape) - len(out_shape)) + out_shape
+
+
+def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str) -> bool | str:
+    """True if the adapter's table covers ``op_kind`` over ``dtypes``, else why not."""
+    if op_kind not in ALL_OP_KINDS:
+        return f"{library} adapter has no kernel wired for OpKind {op_kind!r}"
+    bad = [d for d in dtypes if d not in FLOAT_DTYPES and not (d == "BOOL" and op_kind == "Where")]
+    if bad:
+        return f"{library} adapter wires {op_kind} for {', '.join(FLOAT_DTYPES)} only, not {bad}"
+    return True
+
+
+def cast_scalar(value: float, np_dtype) -> float:
+    """``cst(c)``: the op-param scalar rounded to the tensor dtype T, as a Python float."""
+    import numpy as np
+
+    return float(np.asarray(value, dtype=np.float64).astype(np_dtype))
+
+
+class AdapterError(RuntimeError):
+    """The library returned something the adapter cannot hand back as the contract's output."""
+
+
+def store_outputs(call, results: Sequence[Any]) -> list:
+    """Copy host results into the executor's pre-allocated outputs and return those views.
+
+    Refuses (rather than silently broadcasting or casting) a result whose shape or dtype is
+    not the output's: that is an adapter wiring error, and it must say where.
+    """
+    import numpy as np
+
+    if len(results) != len(call.outputs):
+        raise AdapterError(f"{len(results)} results for {len(call.outputs)} outputs")
+    stored = []
+    for i, (out, result) in enumerate(zip(call.outputs, results, strict=True)):
+        result = np.asarray(result)
+        target = out.base[out.offset : out.offset + out.size].reshape(out.shape)
+        if result.shape != tuple(out.shape) or result.dtype != target.dtype:
+            raise AdapterError(
+                f"output {i}: expected shape {tuple(out.shape)} dtype {target.dtype}, the library "
+                f"returned shape {result.shape} dtype {result.dtype}"
+            )
+        if target.flags.writeable:
+            np.copyto(target, result, casting="no")
+            stored.append(target)
+        else:  # a read-only output buffer: hand back a replacement, as the plugin API allows
+            stored.append(np.array(result, copy=True))
+    return stored

@@ -1,0 +1,107 @@
+"""The ``cupy`` backend: cupy's ufuncs and reductions on a CUDA device.
+
+The numpy-API OpKind table (``_xp_ops.XP_TABLE``) runs with ``cupy`` as the array module, so
+each OpKind calls cupy's own kernel (cupy.remainder, cupy.argmax, cupy.sum with an f32
+accumulator for halves, ...). Erf comes from ``cupyx.scipy.special.erf``; the NaN-ignoring max
+and min reductions are ``cupy.nanmax``/``cupy.nanmin``. cupy has no bfloat16 dtype: BF16
+operands are widened to f32 by a CUDA kernel over their bit patterns, computed in f32 and
+narrowed with round-to-nearest-even (``_cupy_bf16``).
+"""
+
+from __future__ import annotations
+
+from backends._common import check_dtypes, make_op_call, store_outputs
+from judge.api import Backend
+
+
+def _cupy_lib():
+    import cupy
+    import cupyx.scipy.special
+
+    from backends._xp_ops import XpLib
+
+    def nan_extremum(x, axes, keepdims, which):
+        fn = cupy.nanmax if which == "max" else cupy.nanmin
+        return fn(x, axis=axes, keepdims=keepdims)
+
+    return XpLib(name="cupy", xp=cupy, erf64=cupyx.scipy.special.erf, nan_extremum=nan_extremum)
+
+
+def upload(arg):
+    """A cupy view of ``arg``: its whole base on the device, viewed with the executor's strides."""
+    import cupy
+    import numpy as np
+
+    from backends import _cupy_bf16
+
+    base = arg.base.view(np.uint16) if arg.dtype == "BF16" else arg.base
+    device_base = cupy.asarray(base)
+    if arg.size == 0:
+        view = cupy.empty(arg.shape, dtype=device_base.dtype)
+    else:
+        item = device_base.itemsize
+        view = cupy.lib.stride_tricks.as_strided(
+            device_base[arg.offset :],
+            shape=arg.shape,
+            strides=tuple(s * item for s in arg.strides),
+        )
+    return _cupy_bf16.widen(view) if arg.dtype == "BF16" else view
+
+
+def download(result, dtype: str):
+    """``result`` as a host numpy array of FKC dtype ``dtype`` (BF16 narrowed on the device)."""
+    import cupy
+
+    from backends import _cupy_bf16
+    from judge.formats import get_format
+
+    if dtype == "BF16":
+        return cupy.asnumpy(_cupy_bf16.narrow(result)).view(get_format("BF16").numpy_dtype)
+    return cupy.asnumpy(result)
+
+
+class CupyBackend(Backend):
+    name = "cupy"
+    device = "cuda"
+
+    def available(self) -> bool | str:
+        try:
+            import cupy
+        except ImportError:
+            return "cupy is not installed"
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # noqa: BLE001 - cupy raises its own runtime error types
+            return f"no CUDA device: cupy {cupy.__version__} cannot reach the driver ({exc})"
+        if count == 0:
+            return f"no CUDA device: cupy {cupy.__version__} sees 0 devices"
+        return True
+
+    def supports(self, contract, dtypes) -> bool | str:
+        return check_dtypes(contract.op_kind, dtypes, library="cupy")
+
+    def run(self, contract, call):
+        import numpy as np
+
+        from backends._xp_ops import XP_TABLE, XpEnv
+        from judge.formats import get_format
+
+        op = make_op_call(contract, call)
+        t = get_format(op.dtype).numpy_dtype
+        compute = np.dtype(np.float32) if op.dtype == "BF16" else t
+        env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
+        args = [upload(arg) for arg in call.inputs]
+        result = XP_TABLE[op.op_kind](env, args)
+        return store_outputs(call, [download(result, op.out_dtypes[0])])
+
+    def describe(self) -> str:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        runtime = cupy.cuda.runtime.runtimeGetVersion()
+        return f"cupy {cupy.__version__} (CUDA runtime {runtime}) on {name}"
+
+
+def backends() -> list[Backend]:
+    return [CupyBackend()]
