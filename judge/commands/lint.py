@@ -1,0 +1,33 @@
+"""``judge lint [PATH...]``: load and validate contract files; report every error and warning.
+
+Exit 1 on any contract error, 2 when a path cannot be read.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path())
+def command(paths: tuple[str, ...]) -> None:
+    """Validate contract files (default: the embedded suite)."""
+    from judge.contracts.loader import default_suite_path, load_paths
+
+    try:
+        result = load_paths(list(paths) or [default_suite_path()])
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"judge lint: cannot read contracts: {exc}", err=True)
+        sys.exit(2)
+    for error in result.errors:
+        click.echo(f"error: {error}")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}")
+    click.echo(
+        f"{result.blocks} blocks ({len(result.registrable)} registrable, "
+        f"{len(result.describe_only)} describe-only) in {len(result.files)} files: "
+        f"{len(result.errors)} errors, {len(result.warnings)} warnings"
+    )
+    sys.exit(1 if result.errors else 0)

@@ -1,0 +1,86 @@
+"""``judge list``: the coverage matrix, contract x backend x dtype.
+
+Each cell is ``runs`` or ``unsupported: <reason>`` (the backend's own ``supports()`` answer).
+A backend is a column for a contract only on the contract's device, unless ``--cross``.
+Unavailable backends are listed with the reason.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+def fan_dtypes(contract) -> list[tuple[str, tuple[str, ...]]]:
+    """(fan dtype, input dtypes) per test item: inputs that list D get D, others their first."""
+    items = []
+    for dtype in contract.dtype_fan:
+        items.append((dtype, tuple(dtype if dtype in spec.dtypes else spec.dtypes[0]
+                                   for spec in contract.inputs)))
+    return items
+
+
+def cell(backend, contract, dtypes) -> str:
+    try:
+        answer = backend.supports(contract, dtypes)
+    except Exception as exc:  # noqa: BLE001 - a broken adapter is shown, not fatal
+        return f"unsupported: supports() raised {type(exc).__name__}: {exc}"
+    if answer is True:
+        return "runs"
+    return f"unsupported: {answer or 'no reason given'}"
+
+
+@click.command("list")
+@click.option("--contracts", "contracts", type=click.Path(), default=None, multiple=True,
+              help="Contract file or directory (default: the embedded suite). Repeatable.")
+@click.option("--backend", "backends", multiple=True,
+              help="Backend name, device class (cpu|cuda|vulkan) or all. Repeatable.")
+@click.option("--plugin", "plugins", multiple=True, help="Plugin module or file. Repeatable.")
+@click.option("--cross", is_flag=True, help="Also show backends of other devices.")
+def command(contracts, backends, plugins, cross) -> None:
+    """Which backend runs which contract at which dtype."""
+    from judge.contracts.loader import default_suite_path, load_paths
+    from judge.registry import BackendSelectionError, default_registry
+
+    try:
+        result = load_paths(list(contracts) or [default_suite_path()])
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"judge list: cannot read contracts: {exc}", err=True)
+        sys.exit(2)
+    try:
+        registry = default_registry().load_all(tuple(plugins))
+        chosen, missing = registry.select(tuple(backends), strict=False)
+    except BackendSelectionError as exc:
+        click.echo(f"judge list: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - a broken adapter module is an environment error
+        click.echo(f"judge list: loading backends failed: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
+    rows: list[tuple[str, str, str, str]] = []
+    for contract in result.registrable:
+        columns = [b for b in chosen if cross or b.device == contract.device]
+        for dtype, dtypes in fan_dtypes(contract):
+            for backend in columns:
+                rows.append((f"{contract.file}::{contract.kernel}", dtype, backend.name,
+                             cell(backend, contract, dtypes)))
+            if not columns:
+                rows.append((f"{contract.file}::{contract.kernel}", dtype, "-",
+                             f"no selected backend on device {contract.device}"))
+    _print_table(("CONTRACT", "DTYPE", "BACKEND", "STATUS"), rows)
+    runs = sum(1 for r in rows if r[3] == "runs")
+    click.echo(f"\n{len(result.registrable)} registrable contracts, {len(rows)} cells: {runs} run, "
+               f"{len(rows) - runs} do not")
+    for name, why in sorted(missing.items()):
+        click.echo(f"unavailable backend {name}: {why}")
+    for source, why in sorted(registry.load_errors.items()):
+        click.echo(f"backend module not loaded ({source}): {why}")
+    for error in result.errors:
+        click.echo(f"contract error: {error}", err=True)
+    sys.exit(1 if result.errors else 0)
+
+
+def _print_table(header, rows) -> None:
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(3)]
+    for row in (header, *rows):
+        click.echo("  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3])

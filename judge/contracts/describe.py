@@ -1,0 +1,91 @@
+"""Human-readable rendering of one contract (``judge show``) and of its tree (``--json``)."""
+
+from __future__ import annotations
+
+import json
+
+from judge.contracts.model import Contract, Layout
+
+_LAYOUT_NAMES = (
+    ("strided", "strided"),
+    ("broadcast_stride0", "broadcast stride-0"),
+    ("start_offset", "start offset"),
+    ("reverse_strides", "reverse strides"),
+)
+
+
+def tree_json(contract: Contract) -> str:
+    """The normalised block tree, sorted keys (identical for both spellings of a block)."""
+    return json.dumps(contract.tree, sort_keys=True, indent=2, default=str)
+
+
+def layout_text(layout: Layout) -> str:
+    accepted = [label for attr, label in _LAYOUT_NAMES if getattr(layout, attr)]
+    head = "contiguous required" if layout.contiguous_required else "contiguous accepted"
+    return head + (f"; accepts {', '.join(accepted)}" if accepted else "; nothing else")
+
+
+def describe(contract: Contract) -> str:
+    c = contract
+    out: list[str] = []
+    kind = "registrable" if c.registrable else "describe-only (never run)"
+    out.append(f"{c.kernel}  ({c.op_kind or 'no OpKind'}, {c.backend} -> device {c.device}, "
+               f"{kind})")
+    out.append(f"  defined at   {c.location}  [{c.spelling} spelling]")
+    if c.section:
+        out.append(f"  section      {c.section}")
+    if c.blurb:
+        out.append(f"  blurb        {c.blurb}")
+    out.append(f"  source       {c.kernel_source or '-'}  entry point {c.entry_point or '-'}")
+    out.append(f"  revision     {c.revision}")
+    out.append("accept")
+    for spec in c.inputs:
+        out.append(f"  input {spec.name}: dtypes {', '.join(spec.dtypes)}; rank {spec.rank}")
+        out.append(f"    layout     {layout_text(spec.layout)}")
+        if spec.shape_constraint is not None:
+            sc = spec.shape_constraint
+            shown = f"{sc.kind}={sc.ref}" if sc.ref else f"free text {sc.text!r}"
+            if sc.ref and sc.text != f"{sc.kind}={sc.ref}":
+                shown += f" (written {sc.text!r})"
+            out.append(f"    shape      {shown}")
+    params = c.op_params
+    out.append(f"  op params    variant {params.variant or 'None'}")
+    for f in params.fields:
+        line = f"    {f.name}: {f.kind}"
+        if f.constraint is not None:
+            kinds = ", ".join(
+                p.kind + (f"({p.value})" if p.value is not None else "")
+                for p in f.constraint.each())
+            line += f"; constraint {kinds} <- {f.constraint.text!r}"
+        if f.note:
+            line += f"; note {f.note!r}"
+        out.append(line)
+    out.append("return")
+    for o in c.outputs:
+        alias = "none" if o.aliasing == "none" else f"in_place({o.aliasing})"
+        out.append(f"  output {o.name}: dtype {o.dtype_rule}; shape {o.shape_rule}; "
+                   f"layout {o.layout_guarantee or '-'}; aliasing {alias}")
+    p = c.precision
+    bounds = [f"{k} {v}" for k, v in (("max_ulp", p.max_ulp), ("max_relative", p.max_relative),
+                                      ("max_absolute", p.max_absolute)) if v is not None]
+    out.append("precision")
+    out.append(f"  bounds       {', '.join(bounds) if bounds else 'none declared'}")
+    out.append(f"  determinism  {c.determinism} (bit_stable_on_same_hardware: "
+               f"{p.bit_stable_on_same_hardware}; audited: {p.audited})")
+    if p.notes:
+        out.append(f"  notes        {p.notes}")
+    out.append("semantics (rule <- source: evidence)")
+    for key in ("nan", "ties", "rounding", "remainder"):
+        rule = c.semantics.get(key)
+        evidence = f": {rule.evidence!r}" if rule.evidence and rule.source in ("blurb", "notes") \
+            else (f": {rule.evidence}" if rule.evidence else "")
+        out.append(f"  {key:<10} {rule.value} <- {rule.source}{evidence}")
+    caps, cost = c.caps, c.cost
+    out.append("caps")
+    out.append(f"  {caps.awkward_layout_strategy or '-'}; in_place {caps.in_place}; alignment "
+               f"{caps.alignment_bytes} B; access granularity {caps.access_granularity_bits} bit")
+    out.append("cost")
+    out.append(f"  {cost.provenance or '-'}, class {cost.cls or '-'}; flops "
+               f"{cost.flops.text if cost.flops else '-'}; bytes moved "
+               f"{cost.bytes_moved.text if cost.bytes_moved else '-'}")
+    return "\n".join(out)
