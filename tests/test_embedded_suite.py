@@ -147,6 +147,17 @@ def prose_lines(path: Path) -> list[str]:
     return out
 
 
+def copied_prose_lines(seed_dir: Path, suite_dir: Path) -> list[str]:
+    """Lines of suite files that repeat a long prose line of a seed file verbatim."""
+    seed_lines = {line for path in seed_dir.glob("*.md") for line in prose_lines(path)}
+    out = []
+    for path in sorted(suite_dir.glob("*.fkc.md")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip() in seed_lines:
+                out.append(f"{path.name}:{n}: {line.strip()[:60]}")
+    return out
+
+
 # --- fixtures ------------------------------------------------------------------------------------
 
 
@@ -244,8 +255,15 @@ def test_every_seed_block_has_a_suite_twin_with_the_same_facts(seed_result, suit
     assert problems == [], "\n".join(problems[:40])
 
 
+def test_suite_files_declare_the_seed_providers(seed_result, suite_result):
+    def providers(result):
+        return {Path(f.path).name: (f.fkc_version, f.provider) for f in result.files}
+
+    assert providers(suite_result) == providers(seed_result)
+
+
 def test_suite_prose_is_its_own(seed_result, suite_result):
-    """Blurbs and notes are written for the suite, never copied from a seed block."""
+    """Blurbs, notes and section text are written for the suite, never copied from a seed."""
     seeds, suite = keyed(seed_result.contracts), keyed(suite_result.contracts)
     copied = []
     for key, seed in seeds.items():
@@ -254,12 +272,7 @@ def test_suite_prose_is_its_own(seed_result, suite_result):
             copied.append(f"{key}: blurb")
         if seed.precision.notes and mine.precision.notes == seed.precision.notes:
             copied.append(f"{key}: precision.notes")
-    seed_lines = {line for path in SEEDS.glob("*.md") for line in prose_lines(path)}
-    for path in SUITE.glob("*.fkc.md"):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip() in seed_lines:
-                copied.append(f"{path.name}:{n}: {line.strip()[:60]}")
-    assert copied == []
+    assert copied + copied_prose_lines(SEEDS, SUITE) == []
 
 
 # --- the checks above can fail -------------------------------------------------------------------
@@ -309,3 +322,14 @@ def test_missing_nan_rule_is_reported(seed_result):
     """The seeds carry no ``semantics:`` mapping, so every registrable float block is reported."""
     missing = missing_nan_rules(seed_result.contracts)
     assert len(missing) == 128
+
+
+def test_copied_prose_is_reported(tmp_path, seed_result):
+    """A seed sentence pasted into a suite copy is found."""
+    suite_copy = tmp_path / "reduce.fkc.md"
+    pasted = prose_lines(SEEDS / "reduce.fkc.md")[0]
+    text = (SUITE / "reduce.fkc.md").read_text(encoding="utf-8")
+    suite_copy.write_text(text + "\n" + pasted + "\n", encoding="utf-8")
+    assert copied_prose_lines(SEEDS, tmp_path) == [
+        f"reduce.fkc.md:{len(text.splitlines()) + 2}: {pasted[:60]}"
+    ]
