@@ -80,7 +80,7 @@ def command(backends, contracts, profile, seed, plugins, out, cross) -> None:
         click.echo(f"{len(loaded.errors)} contract error(s); see above", err=True)
     if failing:
         click.echo(f"{len(failing)} of {len(run.rows)} rows do not conform "
-                   f"(see {paths['summary']})", err=True)
+                   f"(see {paths['summary.md']})", err=True)
     sys.exit(1 if failing or loaded.errors else 0)
 
 
@@ -117,22 +117,29 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
 
 def run_and_write(request: AuditRequest, contracts: list):
     """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths)."""
+    from judge.expectations import ExpectationsError, load_expectations
+    from judge.profiles import get_profile
     from judge.reports import write_audit
 
     run_audit = harness_function("judge.runner", "run_audit")
+    plan_items = harness_function("judge.runner", "plan_items")
     chosen, missing = select_backends(request)
     for name, why in sorted(missing.items()):
         click.echo(f"unavailable: {name}: {why}", err=True)
     if not chosen:
         raise EnvironmentProblem("no backend is available to audit with")
-    click.echo(f"auditing {len(contracts)} contracts on {', '.join(b.name for b in chosen)} "
-               f"(profile {request.profile}, seed {request.seed})", err=True)
-    with Progress() as progress:
-        run = run_audit(contracts, chosen, profile=request.profile, seed=request.seed,
-                        progress=progress, cross=request.cross)
-    unavailable = run.meta.setdefault("unavailable", {})
-    for name, why in missing.items():
-        unavailable.setdefault(name, why)
+    try:
+        expectations = load_expectations()
+    except ExpectationsError as exc:
+        raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
+    total = sum(1 for _ in plan_items(contracts, chosen, cross=request.cross))
+    click.echo(f"auditing {len(contracts)} contracts, {total} items on "
+               f"{', '.join(b.name for b in chosen)} (profile {request.profile}, "
+               f"seed {request.seed})", err=True)
+    with Progress(total) as progress:
+        run = run_audit(contracts, chosen, profile=get_profile(request.profile),
+                        seed=request.seed, expectations=expectations, progress=progress,
+                        cross=request.cross, unavailable=missing)
     return run, write_audit(run, request.out)
 
 
@@ -147,36 +154,35 @@ def harness_function(module: str, name: str):
 
 
 class Progress:
-    """A progress callback ``progress(done, total, label="")``: tqdm when installed, else a
-    plain counter on stderr (one line per 5% so logs stay short)."""
+    """The audit's progress callback, called with each finished result row: a tqdm bar when
+    tqdm is installed, else a plain counter on stderr (a line per 5%, so logs stay short)."""
 
-    def __init__(self) -> None:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
         self._bar = None
-        self._last = -1
+        self._plain = False
 
     def __enter__(self) -> Progress:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self._plain = True
+        else:
+            self._bar = tqdm(total=self.total, unit="item", file=sys.stderr, dynamic_ncols=True)
         return self
 
     def __exit__(self, *exc) -> None:
         if self._bar is not None:
             self._bar.close()
-        elif self._last >= 0:
-            click.echo("", err=True)
 
-    def __call__(self, done: int, total: int, label: str = "") -> None:
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            tqdm = None
-        if tqdm is not None:
-            if self._bar is None:
-                self._bar = tqdm(total=total, unit="item", file=sys.stderr, dynamic_ncols=True)
-            self._bar.total = total
-            self._bar.n = done
+    def __call__(self, row) -> None:
+        self.done += 1
+        label = f"{row.kernel}[{row.backend}-{row.dtype}] {row.verdict}"
+        if self._bar is not None:
             self._bar.set_postfix_str(label, refresh=False)
-            self._bar.refresh()
+            self._bar.update(1)
             return
-        step = max(1, total // 20)
-        if done == total or done // step != self._last // step:
-            self._last = done
-            click.echo(f"\r[{done}/{total}] {label}"[:100].ljust(100), err=True, nl=False)
+        step = max(1, self.total // 20)
+        if self.done % step == 0 or self.done == self.total or row.verdict not in CONFORMING:
+            click.echo(f"[{self.done}/{self.total}] {label}", err=True)

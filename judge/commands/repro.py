@@ -36,7 +36,10 @@ def command(case_id: str, cases_dir: str, no_script: bool) -> None:
         repro_script = harness_function("judge.repro", "repro_script")
         click.echo(repro_script(record))
     replay_case = harness_function("judge.runner", "replay_case")
-    verdict, message = replay_case(record)
+    try:
+        verdict, message = replay_case(record)
+    except LookupError as exc:  # the contract or backend of the case is not here
+        raise EnvironmentProblem(f"cannot replay {record.case_id}: {exc}") from exc
     # A comment line, so the printed script stays valid Python when redirected to a file.
     click.echo(f"# replayed {record.case_id} on {record.backend} ({record.dtype}): {verdict}"
                + (f": {message}" if message else ""))

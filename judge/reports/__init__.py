@@ -10,29 +10,25 @@ from pathlib import Path
 
 from judge.results import AuditRun
 
-OUTPUT_NAMES = ("parquet", "csv", "json", "summary", "html", "cases")
+OUTPUT_NAMES = ("results.parquet", "results.csv", "results.json", "summary.md", "cases",
+                "report.html")
 
 
 def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
-    """Write every audit output of ``run`` under ``out_dir``; return {name: path}."""
+    """Write every audit output of ``run`` under ``out_dir``; return {file name: path}."""
     from judge.reports import html, summary, tables
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "parquet": tables.write_parquet(run.rows, out / "results.parquet"),
-        "csv": tables.write_csv(run.rows, out / "results.csv"),
-        "json": tables.write_json(run, out / "results.json"),
-    }
-    paths["summary"] = out / "summary.md"
-    paths["summary"].write_text(summary.summary_markdown(run))
-    cases_dir = out / "cases"
-    cases_dir.mkdir(exist_ok=True)
+    paths = {name: out / name for name in OUTPUT_NAMES}
+    tables.write_parquet(run.rows, paths["results.parquet"])
+    tables.write_csv(run.rows, paths["results.csv"])
+    tables.write_json(run, paths["results.json"])
+    paths["summary.md"].write_text(summary.summary_markdown(run))
+    paths["cases"].mkdir(exist_ok=True)
     for record in run.cases:
-        record.save(cases_dir)
-    paths["cases"] = cases_dir
-    paths["html"] = out / "report.html"
-    paths["html"].write_text(html.render_report(run, repro=repro_generator()))
+        record.save(paths["cases"])
+    paths["report.html"].write_text(html.render_report(run, repro=repro_generator()))
     return paths
 
 

@@ -49,13 +49,18 @@ def _section(title: str, content: str, anchor: str) -> str:
 
 
 def _meta_line(meta: dict) -> str:
-    keys = ("started_at", "profile", "seed", "judge_version", "platform", "devices")
-    items = [f"<b>{escape(k)}</b> {escape(str(meta[k]))}" for k in keys
+    keys = ("started_at", "profile", "seed", "judge_version", "platform", "backends", "devices")
+    items = [f"<b>{escape(k)}</b> {escape(_plain(meta[k]))}" for k in keys
              if meta.get(k) not in (None, "", [], {})]
-    backends = meta.get("backends")
-    if backends:
-        items.append("<b>backends</b> " + escape(", ".join(map(str, backends))))
     return f'<p class="meta">{" · ".join(items)}</p>'
+
+
+def _plain(value) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 def _table(headers: list[str], rows: list[str], *, cls: str = "") -> str:

@@ -122,23 +122,20 @@ def _row_from_record(rec: dict, where: str) -> ResultRow:
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None:
+    """None, "", NaN, or pandas' NA (seen when reading nullable integer columns back)."""
+    if value is None or (isinstance(value, str) and value == ""):
         return True
-    if isinstance(value, str) and value == "":
-        return True
-    try:
-        import pandas as pd
-
-        return bool(pd.isna(value)) if not isinstance(value, (list, dict)) else False
-    except ImportError:  # pragma: no cover - pandas is an audit dependency
-        return isinstance(value, float) and math.isnan(value)
+    if isinstance(value, float):
+        return math.isnan(value)
+    return type(value).__name__ == "NAType"
 
 
 def _decode(value: Any, kind: str) -> Any:
     optional = kind.startswith("opt")
     base = kind.removeprefix("opt")
     if base == "str":
-        if value is None or (not isinstance(value, str) and _is_missing(value)):
+        # CSV cannot tell "" from a missing value; an optional text column reads "" as None.
+        if _is_missing(value) and (optional or not isinstance(value, str)):
             return None if optional else ""
         return str(value)
     if base == "float" and isinstance(value, str) and value in ("inf", "-inf", "nan"):

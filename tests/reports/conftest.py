@@ -68,3 +68,15 @@ def audit_run() -> AuditRun:
         "platform": "Linux-x86_64", "devices": ["cpu"],
     }
     return AuditRun(rows=rows, cases=[fail_case], ulp_samples=samples, meta=meta)
+
+
+@pytest.fixture
+def row():
+    """The row factory: ``row(kernel, backend, dtype, **column_values)``."""
+    return make_row
+
+
+@pytest.fixture
+def case():
+    """The case factory: ``case(kernel, backend, dtype, value)``."""
+    return make_case

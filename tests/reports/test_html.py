@@ -1,0 +1,82 @@
+"""report.html: one self-contained page with every section the audit promises."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from judge.reports.html import render_report
+
+
+@pytest.fixture
+def page(audit_run) -> str:
+    return render_report(audit_run, repro=lambda rec: f"# script for {rec.case_id}\nprint(1)")
+
+
+def test_page_is_self_contained(page):
+    assert not re.search(r"https?:", page), "report.html must not reference the network"
+    assert "<script" not in page and "<link" not in page and "<iframe" not in page
+    assert not re.search(r"""\b(src|href)=["'](?!#)""", page), "only in-page links allowed"
+    assert "<style>" in page
+
+
+def test_sections_are_present(page):
+    for anchor in ("scoreboard", "unavailable", "heatmap", "histograms", "determinism",
+                   "special-values", "failing", "cases"):
+        assert f'<section id="{anchor}">' in page
+    assert '<table class="scoreboard">' in page
+    assert "cupy is not installed" in page
+
+
+def test_heatmap_shows_worst_verdict_and_worst_ulp(page):
+    heat = page[page.index('<section id="heatmap">'):page.index('<section id="histograms">')]
+    cell = re.search(r"<code>exp_f32</code></td><td>Cpu</td>(.*?)</tr>", heat).group(1)
+    numpy_cell, torch_cell = re.findall(r'<td class="cell v-(\w+)"[^>]*>([^<]*)</td>', cell)
+    assert numpy_cell == ("pass", "1") and torch_cell == ("fail", "3")
+
+
+def test_histograms_per_kernel_and_dtype(page):
+    hist = page[page.index('<section id="histograms">'):page.index('<section id="determinism">')]
+    assert hist.count('<svg class="hist"') == 2  # exp_f32 F32 and sum_reduce_cpu BF16
+    assert "exp_f32 · F32" in hist and "sum_reduce_cpu · BF16" in hist
+    # relu's samples are all exactly 0 ulp: listed, not plotted
+    assert "1 kernel/dtype pairs with every sample at 0 ulp" in hist
+    assert "<code>relu_f32 F32</code>" in hist
+
+
+def test_determinism_and_special_value_sections_list_their_rows(page):
+    det = page[page.index('<section id="determinism">'):page.index('<section id="special')]
+    assert "1 rows returned different bits" in det and "sum_reduce_cpu" in det
+    special = page[page.index('<section id="special-values">'):page.index('<section id="failing')]
+    assert "relu_f32" in special and "argmax_cpu" in special and "exp_f32" not in special
+
+
+def test_failing_cases_carry_their_repro_script(page, audit_run):
+    case_id = audit_run.cases[0].case_id
+    assert f'<details id="case-{case_id}">' in page
+    assert f"# script for {case_id}" in page
+    assert f'<a href="#case-{case_id}">' in page
+
+
+def test_a_repro_that_cannot_be_generated_says_why(audit_run):
+    def broken(record):
+        raise RuntimeError("no generator here")
+
+    page = render_report(audit_run, repro=broken)
+    assert "repro script could not be generated: RuntimeError: no generator here" in page
+
+
+def test_clean_run_says_so(audit_run):
+    audit_run.rows = [r for r in audit_run.rows if r.verdict == "pass"
+                      and not r.nondeterministic_runs]
+    audit_run.cases = []
+    page = render_report(audit_run)
+    assert "No run-to-run differences" in page and "No NaN, ±inf or signed-zero" in page
+    assert "No failing cases were recorded." in page
+
+
+def test_text_is_escaped(audit_run):
+    audit_run.rows[1].reason = "<script>alert(1)</script>"
+    page = render_report(audit_run)
+    assert "<script>" not in page and "&lt;script&gt;" in page
