@@ -1,7 +1,169 @@
-"""The oracle table: one ``OpDef`` per OpKind."""
+"""The oracle table: one ``OpDef`` per OpKind.
+
+Each row holds everything the Judge knows about an OpKind: family, arity, whether it is exact by
+definition (SPEC §4), its default semantic rules and the NaN rules it can be evaluated under, the
+op-param generator key, value hints and the evaluation function.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from oracles import arith, hints, reductions, transcendental
+from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.opdef import OpDef
 
-TABLE: dict[str, OpDef] = {}
+PROPAGATE = {"nan": "propagate"}
+EXTREMA_RULES = ("propagate", "ignore")
+
+
+def _clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
+    for lo_key, hi_key in (("min", "max"), ("lo", "hi")):
+        if lo_key in params and hi_key in params:
+            return float(params[lo_key]), float(params[hi_key])
+    raise ValueError(f"clamp params need min/max or lo/hi (got {dict(params)})")
+
+
+def _affine_params(params: Mapping[str, Any]) -> tuple[float, float]:
+    try:
+        return float(params["mul"]), float(params["add"])
+    except KeyError as e:
+        raise ValueError(f"Affine params need mul and add (got {dict(params)})") from e
+
+
+def _powi_params(params: Mapping[str, Any]) -> tuple[float]:
+    try:
+        return (float(int(params["exp"])),)
+    except KeyError as e:
+        raise ValueError(f"PowI params need exp (got {dict(params)})") from e
+
+
+def _fma_x(x, mul, add, s):
+    return arith.fma(x, mul, add, s)
+
+
+def _clamp_x(x, lo, hi, s):
+    return arith.clamp(x, lo, hi, s)
+
+
+def _powi_x(x, n, s):
+    return transcendental.power(x, n, s)
+
+
+def _unary(kind, fn, hint=hints.none, exact=False, domain=""):
+    return OpDef(kind, "unary", 1, exact, PROPAGATE, unary(fn), hints=hint, domain=domain)
+
+
+def _nan_select_unary(kind, fn, hint):
+    """Relu/Step: a NaN input maps to 0 by default (x > 0 is false), or propagates."""
+    defaults = {"nan": "to_zero"}
+    return OpDef(kind, "unary", 1, True, defaults,
+                 unary(fn, rule="nan", defaults=defaults, allowed=("to_zero", "propagate")),
+                 hints=hint, nan_rules=("to_zero", "propagate"))
+
+
+def _binary(kind, fn, hint=hints.arithmetic):
+    return OpDef(kind, "binary", 2, False, PROPAGATE, binary(fn), hints=hint)
+
+
+def _extremum(kind, fn):
+    return OpDef(kind, "binary", 2, True, PROPAGATE,
+                 binary(fn, rule="nan", defaults=PROPAGATE, allowed=EXTREMA_RULES),
+                 hints=hints.ties, nan_rules=EXTREMA_RULES)
+
+
+def _compare(kind, pred):
+    return OpDef(kind, "compare", 2, True, {}, compare(pred), hints=hints.ties,
+                 nan_rules=("unordered",), domain="BOOL out; a NaN operand compares false (!= true)")
+
+
+def _rows() -> list[OpDef]:
+    t = transcendental
+    a = arith
+    arg_defaults = {"nan": "ignore", "ties": "first_index"}
+    rem_defaults = {"nan": "propagate", "remainder": "floored"}
+    round_defaults = {"nan": "propagate", "rounding": "half_to_even"}
+    backward_defaults = {"nan": "propagate", "ties": "fair_share"}
+    return [
+        _unary("NegElementwise", a.neg, hints.ties, exact=True),
+        _nan_select_unary("ReluElementwise", a.relu, hints.ties),
+        _unary("SqrElementwise", a.sqr, hints.sqr),
+        _unary("SqrtElementwise", a.sqrt, hints.sqrt, domain="x >= 0; sqrt(-0) = -0"),
+        _unary("RsqrtElementwise", a.rsqrt, hints.sqrt, domain="x >= 0; rsqrt(±0) = ±inf"),
+        _unary("RecipElementwise", a.recip, hints.recip),
+        _unary("ExpElementwise", t.exp, hints.exp),
+        _unary("LogElementwise", t.log, hints.log, domain="x >= 0; log(±0) = -inf"),
+        _unary("SinElementwise", t.sin, hints.trig),
+        _unary("CosElementwise", t.cos, hints.trig),
+        _unary("TanhElementwise", t.tanh, hints.saturating),
+        _unary("SigmoidElementwise", t.sigmoid, hints.saturating),
+        _unary("SiluElementwise", t.silu, hints.saturating),
+        _unary("GeluElementwise", t.gelu_tanh, hints.saturating,
+               domain="tanh form 0.5·x·(1+tanh(√(2/π)(x+0.044715x³))), exact then rounded once"),
+        _unary("GeluErfElementwise", t.gelu_erf, hints.saturating),
+        _unary("ErfElementwise", t.erf, hints.saturating),
+        _unary("AbsElementwise", a.absolute, hints.ties, exact=True),
+        _unary("SignElementwise", a.sign, hints.ties, exact=True, domain="sign(±0) = +0"),
+        _nan_select_unary("StepElementwise", a.step, hints.ties),
+        _unary("FloorElementwise", a.floor, hints.rounding_ties, exact=True),
+        _unary("CeilElementwise", a.ceil, hints.rounding_ties, exact=True),
+        OpDef("RoundElementwise", "unary", 1, True, round_defaults,
+              unary(a.round_to_integer, rule="rounding", defaults=round_defaults,
+                    allowed=("half_to_even", "half_away_from_zero")),
+              hints=hints.rounding_ties),
+        OpDef("PowIElementwise", "powi", 1, False, PROPAGATE, unary_with_params(_powi_x, _powi_params),
+              params="powi", hints=hints.power, domain="exp: i32; pow(x, 0) = 1 even for NaN"),
+        OpDef("Affine", "affine", 1, False, PROPAGATE, unary_with_params(_fma_x, _affine_params),
+              params="affine", hints=hints.arithmetic, domain="mul·x + add exactly, rounded once"),
+        OpDef("ClampElementwise", "clamp", 1, True, PROPAGATE,
+              unary_with_params(_clamp_x, _clamp_bounds), params="clamp", hints=hints.ties,
+              domain="min(max(x, lo), hi); -0 orders below +0; NaN propagates"),
+        _binary("AddElementwise", a.add),
+        _binary("SubElementwise", a.sub),
+        _binary("MulElementwise", a.mul),
+        _binary("DivElementwise", a.div, hints.division),
+        _extremum("MaximumElementwise", a.maximum),
+        _extremum("MinimumElementwise", a.minimum),
+        OpDef("PowElementwise", "binary", 2, False, PROPAGATE, binary(t.power), hints=hints.power,
+              domain="C99 Annex F pow"),
+        OpDef("RemElementwise", "binary", 2, False, rem_defaults,
+              binary(a.remainder, rule="remainder", defaults=rem_defaults,
+                     allowed=("floored", "truncated")),
+              hints=hints.division, domain="floored: sign of the divisor; truncated: C fmod"),
+        _compare("EqualElementwise", lambda u, v: u == v),
+        _compare("NotEqualElementwise", lambda u, v: u != v),
+        _compare("LessElementwise", lambda u, v: u < v),
+        _compare("LessEqualElementwise", lambda u, v: u <= v),
+        _compare("GreaterElementwise", lambda u, v: u > v),
+        _compare("GreaterEqualElementwise", lambda u, v: u >= v),
+        OpDef("Where", "where", 3, True, {}, where(a.value), hints=hints.ties,
+              nan_rules=("propagate",), domain="cond BOOL; broadcast(cond, a, b)"),
+        OpDef("SumReduce", "reduce", 1, False, PROPAGATE, reductions.sum_or_mean(mean=False),
+              params="reduce_dims", hints=hints.summation),
+        OpDef("MeanReduce", "reduce", 1, False, PROPAGATE, reductions.sum_or_mean(mean=True),
+              params="reduce_dims", hints=hints.summation, domain="mean of an empty set is NaN"),
+        OpDef("MaxReduce", "reduce", 1, True, PROPAGATE,
+              reductions.extremum_reduce(True, PROPAGATE), params="reduce_dims",
+              hints=hints.ties, nan_rules=EXTREMA_RULES),
+        OpDef("MinReduce", "reduce", 1, True, PROPAGATE,
+              reductions.extremum_reduce(False, PROPAGATE), params="reduce_dims",
+              hints=hints.ties, nan_rules=EXTREMA_RULES),
+        OpDef("ReduceSumTo", "reduce_to", 1, False, PROPAGATE, reductions.reduce_sum_to,
+              params="reduce_to", hints=hints.summation),
+        OpDef("ReduceMaxTo", "reduce_to", 1, True, PROPAGATE, reductions.reduce_max_to(PROPAGATE),
+              params="reduce_to", hints=hints.ties, nan_rules=EXTREMA_RULES),
+        OpDef("ReduceMaxToBackward", "reduce_to_backward", 2, False, backward_defaults,
+              reductions.reduce_max_to_backward(backward_defaults), params="reduce_to_backward",
+              hints=hints.ties, nan_rules=EXTREMA_RULES,
+              domain="upstream / tie count at x == max (IEEE ==), +0 elsewhere"),
+        OpDef("ArgMaxDim", "argreduce", 1, True, arg_defaults,
+              reductions.arg_extremum(True, arg_defaults), params="single_dim", hints=hints.ties,
+              nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties"),
+        OpDef("ArgMinDim", "argreduce", 1, True, arg_defaults,
+              reductions.arg_extremum(False, arg_defaults), params="single_dim", hints=hints.ties,
+              nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties"),
+    ]
+
+
+TABLE: dict[str, OpDef] = {row.op_kind: row for row in _rows()}
