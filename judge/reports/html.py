@@ -113,10 +113,12 @@ def _heatmap(rows: list[ResultRow]) -> str:
                 tds.append('<td class="cell v-none">·</td>')
                 continue
             worst = max(group, key=lambda r: SEVERITY.get(r.verdict, 5)).verdict
-            ulps = [r.ulp_max for r in group if r.ulp_max is not None and r.ulp_max == r.ulp_max]
+            ulps = [r.ulp_max for r in group if r.ulp_max is not None and r.ulp_max == r.ulp_max
+                    and r.verdict not in ("error", "unsupported")]
             tip = "; ".join(f"{r.dtype}: {r.verdict}, ulp_max {format_ulp(r.ulp_max)}"
                             + (f" ({r.reason})" if r.reason else "") for r in group)
-            text = format_ulp(max(ulps)) if ulps else worst
+            text = format_ulp(max(ulps)) if ulps and worst not in ("error", "unsupported") \
+                else worst
             tds.append(f'<td class="cell v-{escape(worst)}" title="{escape(tip)}">'
                        f"{escape(text)}</td>")
         lines.append(f"<tr><td><code>{escape(kernel)}</code></td>"

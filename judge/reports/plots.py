@@ -17,6 +17,7 @@ BINS = 40
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 WIDTH, HEIGHT = 380, 230
 LEFT, RIGHT, TOP, BOTTOM = 46, 10, 22, 34
+FLOOR = -0.35  # log10 of the count axis' lower end
 
 
 def ulp_histogram_svg(
@@ -48,10 +49,12 @@ def ulp_histogram_svg(
     def sx(x: float) -> float:
         return LEFT + plot_w * x / x_max
 
-    def sy(count: float) -> float:  # log scale; a count of 0 sits on the axis
+    def sy(count: float) -> float:
+        # Log scale whose floor sits below 1, so a bin holding a single outlier stays visible;
+        # an empty bin sits on the axis.
         if count <= 0:
             return TOP + plot_h
-        return TOP + plot_h * (1 - math.log10(count) / decades)
+        return TOP + plot_h * (1 - (math.log10(count) - FLOOR) / (decades - FLOOR))
 
     parts = [
         f'<svg class="hist" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '

@@ -19,15 +19,15 @@ def test_one_step_curve_per_backend_and_a_bound_line():
     assert "count (log)" in svg and ">1e1<" in svg
 
 
-def test_counts_are_log_scaled():
-    svg = ulp_histogram_svg({"a": np.array([0.1] * 1000 + [0.9] * 10)}, title="t")
+def test_counts_are_log_scaled_and_single_outliers_show():
+    svg = ulp_histogram_svg({"a": np.array([0.1] * 1000 + [0.5] * 10 + [0.9])}, title="t")
     path = re.search(r'<path d="([^"]+)"', svg).group(1)
     heights = sorted({float(y) for y in re.findall(r",([\d.]+)", path)})
-    bottom, top = heights[-1], heights[0]
-    mid = [h for h in heights if h not in (bottom, top)]
-    # on a log axis 10 sits a third of the way from 1 (the axis at count 1) to 1000
-    one = bottom  # a count of 1 (log10 = 0) is drawn on the axis line
-    assert len(mid) == 1 and abs((one - mid[0]) / (one - top) - 1 / 3) < 0.02
+    assert len(heights) == 4  # the axis, and the bins of 1, 10 and 1000 elements
+    top, ten, one, axis = heights
+    assert one < axis, "a bin of one element must be drawn above the axis"
+    # on a log axis 10 sits a third of the way from 1 to 1000
+    assert abs((one - ten) / (one - top) - 1 / 3) < 0.01
 
 
 def test_non_finite_errors_are_dropped_and_empty_input_still_draws():
