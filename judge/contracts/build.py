@@ -393,6 +393,9 @@ class _Builder:
             if isinstance(i, dict)
         } if isinstance(self.tree.get("accept"), dict) else set()
         known_inputs = set(input_names) | declared_inputs
+        # Without declared inputs there is nothing to check references against: the missing
+        # accept clause is the one error to report, not every rule that names an operand.
+        self._check_refs = bool(declared_inputs)
         fields = {f.name for f in op_params.fields}
         outs: list[OutputSpec] = []
         for index, item in enumerate(items):
@@ -420,7 +423,7 @@ class _Builder:
         match = _CALL.match(text.strip())
         if match and match.group(1) == "passthrough":
             ref = match.group(2).strip()
-            if ref not in inputs:
+            if ref not in inputs and self._check_refs:
                 self.f.error(path, f"passthrough({ref}) names an unknown operand "
                                    f"(inputs: {', '.join(sorted(map(str, inputs))) or 'none'})")
                 return None
@@ -455,7 +458,7 @@ class _Builder:
             return None
         refs = args if kind != "reduce" else args[:1]
         for ref in refs:
-            if ref not in inputs:
+            if ref not in inputs and self._check_refs:
                 self.f.error(path, f"{text!r} names an unknown operand {ref!r} "
                                    f"(inputs: {', '.join(sorted(map(str, inputs))) or 'none'})")
                 return None
@@ -476,7 +479,8 @@ class _Builder:
         if value == "none":
             return "none"
         match = _CALL.match(str(value).strip())
-        if match and match.group(1) == "in_place" and match.group(2).strip() in inputs:
+        if match and match.group(1) == "in_place" and (
+                match.group(2).strip() in inputs or not self._check_refs):
             return match.group(2).strip()
         self.f.error(opath + ("aliasing",),
                      f"{value!r} is not an aliasing rule (use none or in_place(<input name>))")
