@@ -99,19 +99,24 @@ def _is_content(line: str) -> bool:
 
 def parse_block(lines: tuple[str, ...], first_line: int, schema: Node) -> ParsedTree:
     """Parse one block (or front matter). Raises ``BlockSyntaxError`` on the first problem."""
+    content = [_is_content(line) for line in lines]
+    indents = [_indent(line) for line in lines]
     for offset, line in enumerate(lines):
-        if "\t" in line[: _indent(line) + 1] and _is_content(line):
+        if content[offset] and line[indents[offset]] == "\t":
             raise BlockSyntaxError(first_line + offset, (), "tab in indentation (use spaces)")
-    margin = min((_indent(line) for line in lines if _is_content(line)), default=0)
+    margin = min((ind for ind, c in zip(indents, content, strict=True) if c), default=0)
     if margin:
         lines = tuple(line[margin:] for line in lines)
-    indented = any(_is_content(line) and line[0] == " " for line in lines)
-    return _Parser(lines, first_line, schema, indented).run()
+        indents = [max(0, ind - margin) for ind in indents]
+    indented = any(c and ind for ind, c in zip(indents, content, strict=True))
+    return _Parser(lines, first_line, schema, indented, content, indents).run()
 
 
 class _Parser:
-    def __init__(self, lines, first_line, schema, indented):
+    def __init__(self, lines, first_line, schema, indented, content, indents):
         self.lines = lines
+        self.content = content
+        self.indents = indents
         self.first_line = first_line
         self.indented = indented
         self.root: dict = {}
@@ -123,12 +128,12 @@ class _Parser:
         i = 0
         n = len(self.lines)
         while i < n:
-            raw = self.lines[i]
-            if not _is_content(raw):
+            if not self.content[i]:
                 i += 1
                 continue
+            raw = self.lines[i]
             lineno = self.first_line + i
-            col = _indent(raw)
+            col = self.indents[i]
             text = raw[col:]
             if text.startswith("- ") or text.rstrip() == "-":
                 i = self._dash(i, lineno, col, text)
@@ -293,11 +298,10 @@ class _Parser:
         end = i + 1
         j = i + 1
         while j < len(self.lines):
-            line = self.lines[j]
-            if not line.strip():
+            if not self.lines[j].strip():
                 j += 1
                 continue
-            if _indent(line) <= col:
+            if self.indents[j] <= col:
                 break
             j += 1
             end = j
@@ -308,12 +312,11 @@ class _Parser:
         end = i + 1
         j = i + 1
         while j < len(self.lines):
-            line = self.lines[j]
-            if not _is_content(line):
+            if not self.content[j]:
                 j += 1
                 continue
-            ind = _indent(line)
-            if ind > col or (ind == col and line[ind:].startswith("- ")):
+            ind = self.indents[j]
+            if ind > col or (ind == col and self.lines[j].startswith("- ", ind)):
                 j += 1
                 end = j
                 continue
