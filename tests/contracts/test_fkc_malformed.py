@@ -3,69 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from fkc_testing import fkc_file
+from fkc_testing import ADD, REDUCE, fkc_file
 
 from judge.contracts import ContractError, load_text
-
-LAYOUT_C = ("{ contiguous: required, strided: rejected, broadcast_stride0: rejected, "
-            "start_offset: rejected, reverse_strides: rejected }")
-
-REDUCE = f"""
-kernel: sum_reduce_cpu
-op_kind: SumReduce
-blurb: "Per-axis sum."
-backend: Cpu
-kernel_revision_hash: auto
-accept:
-inputs:
-- name: input
-dtypes: [F32, F64]
-layout: {LAYOUT_C}
-rank: any
-op_params:
-variant: Reduce
-fields:
-dims: {{ kind: "Vec<usize>", constraint: "sorted ascending, unique, each in 0..input_rank" }}
-keepdim: {{ kind: bool }}
-return:
-outputs:
-- name: out
-dtype_rule: passthrough(input)
-shape_rule: reduce(input, dims, keepdim)
-layout_guarantee: contiguous
-aliasing: none
-cost:
-flops: "n_in"
-precision:
-bit_stable_on_same_hardware: true
-max_ulp: ~
-determinism: same_hardware_bitwise
-"""
-
-ADD = f"""
-kernel: add_cpu
-op_kind: AddElementwise
-backend: Cpu
-accept:
-inputs:
-- name: lhs
-dtypes: [F32]
-layout: {LAYOUT_C}
-rank: any
-shape_constraint: broadcast_to=rhs
-- name: rhs
-dtypes: [F32]
-layout: {LAYOUT_C}
-rank: any
-shape_constraint: broadcast_to=lhs
-op_params: {{ variant: None }}
-return:
-outputs:
-- name: out
-dtype_rule: passthrough(lhs)
-shape_rule: broadcast(lhs, rhs)
-determinism: bitwise
-"""
 
 FILE = "reduce.fkc.md"
 
