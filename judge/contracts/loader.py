@@ -54,12 +54,17 @@ def default_suite_path() -> Path:
     return Path(__file__).resolve().parents[2] / "suites" / "fuel"
 
 
-def find_contract_files(paths: Iterable[str | os.PathLike]) -> list[tuple[str, str]]:
-    """(display path, suite root) of every ``*.fkc.md`` under ``paths``, sorted per root.
+def find_contract_files(paths: Iterable[str | os.PathLike]) -> list[str]:
+    """Every ``*.fkc.md`` under ``paths`` (sorted per root), as found: ``suites/fuel/x.fkc.md``.
 
     A file named directly is taken whatever its suffix. Raises ``FileNotFoundError`` for a path
     that does not exist.
     """
+    return [path for path, _root in contract_files_with_roots(paths)]
+
+
+def contract_files_with_roots(paths: Iterable[str | os.PathLike]) -> list[tuple[str, str]]:
+    """(path as found, the root argument it was found under) for ``find_contract_files``."""
     found: list[tuple[str, str]] = []
     for root in paths:
         root = os.fspath(root)
@@ -81,7 +86,7 @@ def load_paths(paths: Iterable[str | os.PathLike] | None = None) -> LoadResult:
     if paths is None:
         paths = [default_suite_path()]
     result = LoadResult()
-    for path, suite in find_contract_files(paths):
+    for path, suite in contract_files_with_roots(paths):
         result.extend(load_file(path, suite=suite))
     return result
 

@@ -161,3 +161,16 @@ def test_list_unknown_backend_exits_2(suite, fake_registry):
     result = run("list", "--contracts", str(suite), "--backend", "nope")
     assert result.exit_code == 2
     assert "unknown backend 'nope'" in result.output
+
+
+def test_find_contract_files_keeps_the_path_as_given(suite, monkeypatch):
+    from judge.contracts import find_contract_files, load_paths
+
+    monkeypatch.chdir(suite.parent)
+    root = suite.name
+    assert find_contract_files([root]) == [f"{root}/a.fkc.md", f"{root}/b.fkc.md"]
+    loaded = load_paths([root])
+    assert {c.file for c in loaded.contracts} == {f"{root}/a.fkc.md", f"{root}/b.fkc.md"}
+    assert {c.suite for c in loaded.contracts} == {root}
+    with pytest.raises(FileNotFoundError):
+        find_contract_files([f"{root}/nothing"])
