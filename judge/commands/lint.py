@@ -14,10 +14,10 @@ import click
 @click.argument("paths", nargs=-1, type=click.Path())
 def command(paths: tuple[str, ...]) -> None:
     """Validate contract files (default: the embedded suite)."""
-    from judge.contracts.loader import default_suite_path, load_paths
+    from judge.contracts.loader import load_paths
 
     try:
-        result = load_paths(list(paths) or [default_suite_path()])
+        result = load_paths(list(paths) or None)
     except (OSError, UnicodeDecodeError) as exc:
         click.echo(f"judge lint: cannot read contracts: {exc}", err=True)
         sys.exit(2)

@@ -40,11 +40,11 @@ def cell(backend, contract, dtypes) -> str:
 @click.option("--cross", is_flag=True, help="Also show backends of other devices.")
 def command(contracts, backends, plugins, cross) -> None:
     """Which backend runs which contract at which dtype."""
-    from judge.contracts.loader import default_suite_path, load_paths
+    from judge.contracts.loader import load_paths
     from judge.registry import BackendSelectionError, default_registry
 
     try:
-        result = load_paths(list(contracts) or [default_suite_path()])
+        result = load_paths(list(contracts) or None)
     except (OSError, UnicodeDecodeError) as exc:
         click.echo(f"judge list: cannot read contracts: {exc}", err=True)
         sys.exit(2)

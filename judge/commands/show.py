@@ -20,10 +20,10 @@ import click
 def command(kernel: str, contracts: tuple[str, ...], as_json: bool) -> None:
     """Show one contract as the Judge understands it."""
     from judge.contracts.describe import describe, tree_json
-    from judge.contracts.loader import default_suite_path, load_paths
+    from judge.contracts.loader import load_paths
 
     try:
-        result = load_paths(list(contracts) or [default_suite_path()])
+        result = load_paths(list(contracts) or None)
     except (OSError, UnicodeDecodeError) as exc:
         click.echo(f"judge show: cannot read contracts: {exc}", err=True)
         sys.exit(2)

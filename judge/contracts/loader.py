@@ -54,6 +54,15 @@ def default_suite_path() -> Path:
     return Path(__file__).resolve().parents[2] / "suites" / "fuel"
 
 
+def _as_found(path: Path) -> str:
+    """``suites/fuel`` when run from the repository (ids read like the user typed them)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
 def find_contract_files(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Every ``*.fkc.md`` under ``paths`` (sorted per root), as found: ``suites/fuel/x.fkc.md``.
 
@@ -84,7 +93,7 @@ def contract_files_with_roots(paths: Iterable[str | os.PathLike]) -> list[tuple[
 def load_paths(paths: Iterable[str | os.PathLike] | None = None) -> LoadResult:
     """Load every contract file under ``paths`` (default: the embedded suite)."""
     if paths is None:
-        paths = [default_suite_path()]
+        paths = [_as_found(default_suite_path())]
     result = LoadResult()
     for path, suite in contract_files_with_roots(paths):
         result.extend(load_file(path, suite=suite))
