@@ -93,7 +93,8 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
         return score
     obs_bits = obs_arr.view(fmt.bits_dtype).reshape(-1)
     exp_bits = np.asarray(expected.bits, dtype=fmt.bits_dtype).reshape(-1)
-    nan_mask = nan_involved(opdef, values, params, shape).reshape(-1)
+    with np.errstate(invalid="ignore"):  # NaN inputs cast to float64 for the mask
+        nan_mask = nan_involved(opdef, values, params, shape).reshape(-1)
     report = _Reporter(values, names, obs_bits, exp_bits, fmt, output, n)
     if not fmt.is_float:
         mism = obs_bits != exp_bits

@@ -1,0 +1,192 @@
+"""``judge sweep``: exhaustive input sweeps of one kernel (SPEC §7).
+
+BF16 and F16: unary kernels see every one of the 65,536 bit patterns; binary and comparison
+kernels every pair of the documented grid subset (``judge.sweep.inputs``). F32: all 2^32 inputs
+of a unary kernel on a CUDA backend (``judge.sweep.gpu_f32``). Each (backend, dtype) gives one
+result row scored by the harness's rules; ``--out`` writes the audit outputs for those rows.
+
+Exit 0 when every row conforms (pass, xfail, unsupported), 1 on a failure, 2 on a usage or
+environment problem (unknown or ambiguous kernel, unavailable backend, dtype not sweepable).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
+
+
+@click.command("sweep")
+@click.option("--kernel", "kernel", required=True, metavar="K",
+              help="Kernel name, or FILE::kernel when the name repeats across files.")
+@click.option("--dtype", "dtypes", required=True, multiple=True, metavar="D",
+              help="BF16 or F16 (any backend), F32 (CUDA backends); repeatable.")
+@click.option("--backend", "backends", multiple=True, metavar="B",
+              help="Backend name or device class; repeatable. Default: every available backend "
+                   "on the contract's device.")
+@click.option("--contracts", type=click.Path(), default=None,
+              help="Contract file or folder. Default: the embedded suite.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Also write results.{parquet,csv,json}, summary.md, report.html, cases/ here.")
+@click.option("--cross", is_flag=True, help="Also judge backends of another device than the contract's.")
+@click.option("--plugin", "plugins", multiple=True, metavar="X", help="Backend plugin; repeatable.")
+@click.option("--processes", type=int, default=2, show_default=True,
+              help="Processes for building an oracle table that is not cached yet.")
+@click.option("--grid-size", type=int, default=None,
+              help="Binary kernels: size of the value grid whose every pair is swept (default 1024).")
+@click.option("--chunk-log2", type=int, default=28, show_default=True,
+              help="F32 GPU sweeps: log2 of the inputs per kernel call.")
+def command(kernel, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
+            chunk_log2) -> None:
+    """Run KERNEL on every input of the format and judge every output."""
+    from judge.sweep.inputs import GRID_SIZE
+
+    loaded = load_contracts(contracts)
+    contract = pick_contract(loaded, kernel)
+    if not contract.registrable:
+        raise EnvironmentProblem(f"{contract.file}::{contract.kernel} is describe-only (registrable: false)")
+    chosen = pick_backends(contract, backends, plugins, cross)
+    rows, cases, samples = [], [], {}
+    for dtype in dtypes:
+        for backend in chosen:
+            if dtype == "F32":
+                row, text = _gpu_f32(contract, backend, chunk_log2, cross)
+            else:
+                row, text, case, sample = _sixteen_bit(contract, backend, dtype, processes,
+                                                       grid_size or GRID_SIZE, cross)
+                if case is not None:
+                    cases.append(case)
+                if sample is not None:
+                    samples[(contract.kernel, backend.name, dtype)] = sample
+            rows.append(row)
+            click.echo(text)
+    if out:
+        _write(rows, cases, samples, out, chosen)
+    failing = [r for r in rows if r.verdict not in CONFORMING]
+    sys.exit(1 if failing else 0)
+
+
+def pick_contract(loaded, kernel: str):
+    matches = loaded.find(kernel)
+    if len(matches) > 1:
+        names = "\n  ".join(f"{c.file}::{c.kernel}" for c in matches)
+        raise EnvironmentProblem(f"kernel {kernel!r} is ambiguous; name one of:\n  {names}")
+    if not matches:
+        raise EnvironmentProblem(f"no contract named {kernel!r} (see `judge list`)")
+    return matches[0]
+
+
+def pick_backends(contract, requested, plugins, cross):
+    from judge.registry import BackendSelectionError, default_registry
+
+    try:
+        registry = default_registry().load_all(tuple(plugins))
+        chosen, missing = registry.select(tuple(requested) or ("all",), strict=True)
+    except BackendSelectionError as exc:
+        raise EnvironmentProblem(str(exc)) from exc
+    if not requested:  # the harness's default: every available backend of the contract's device
+        chosen = [b for b in chosen if b.device == contract.device]
+        missing = {n: w for n, w in missing.items()
+                   if registry.backends[n].device == contract.device}
+    for name, why in sorted(missing.items()):
+        click.echo(f"unavailable: {name}: {why}", err=True)
+    if not chosen:
+        raise EnvironmentProblem(f"no available backend runs {contract.device} contracts")
+    wrong = [b.name for b in chosen if b.device != contract.device]
+    if wrong and not cross:
+        raise EnvironmentProblem(
+            f"{', '.join(wrong)} run on another device than {contract.kernel} ({contract.device}); "
+            f"pass --cross to judge them against it anyway")
+    return chosen
+
+
+def _sixteen_bit(contract, backend, dtype, processes, grid_size, cross):
+    import numpy as np
+
+    from judge.expectations import ExpectationsError, load_expectations
+    from judge.runner import unsupported_row
+    from judge.sweep.run import sweep, sweep_support
+
+    if dtype not in ("BF16", "F16"):
+        raise EnvironmentProblem(f"--dtype {dtype}: sweeps cover BF16 and F16 on any backend and "
+                                 f"F32 on a CUDA backend")
+    ok = sweep_support(contract, backend, dtype, cross=cross)
+    if ok is not True:
+        return unsupported_row(contract, backend, dtype, str(ok), 0), \
+            f"{_label(contract, backend, dtype)}: unsupported: {ok}", None, None
+    try:
+        expectations = load_expectations()
+    except ExpectationsError as exc:
+        raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
+    result = sweep(contract, backend, dtype, processes=processes, grid_size=grid_size,
+                   expectations=expectations)
+    text = summary_text(contract, backend, dtype, result)
+    sample = result.score.ulp_real[:20000] if result.score is not None else None
+    return result.row, text, result.case, (np.asarray(sample) if sample is not None else None)
+
+
+def summary_text(contract, backend, dtype, result) -> str:
+    row, t = result.row, result.timings
+    what = ("every bit pattern" if result.input_set == "all"
+            else f"every pair of the {result.input_set[4:]}-value grid")
+    lines = [
+        f"{_label(contract, backend, dtype)}: {row.cases:,} inputs ({what}): {row.verdict.upper()}"
+        + (f" ({row.reason})" if row.reason else ""),
+        f"  {result.worst}" if result.worst else "",
+        f"  ulp max {_num(row.ulp_max)} (bound {_num(row.bound_ulp)}), p99 {_num(row.ulp_p99)}, "
+        f"ulp-real max {_num(row.ulp_real_max)}; mismatches: NaN {row.nan_mismatch}, "
+        f"inf {row.inf_mismatch}, signed zero {row.signed_zero_mismatch}, implausible "
+        f"{row.implausible}",
+        f"  time: oracle table {t.get('table', 0):.2f} s ({'cached' if result.table_cached else 'built'}), "
+        f"backend {t.get('backend', 0):.3f} s, scoring {t.get('scoring', 0):.3f} s, "
+        f"total {t.get('total', 0):.2f} s",
+    ]
+    if result.message:
+        lines.append(result.message)
+    if row.counterexample:
+        lines.append(f"  case id: {row.counterexample}  (replay: judge repro {row.counterexample})")
+    return "\n".join(line for line in lines if line)
+
+
+def _gpu_f32(contract, backend, chunk_log2, cross):
+    from judge.runner import unsupported_row
+    from judge.sweep import gpu_f32
+
+    ok = gpu_f32.sweep_support(contract, backend, cross=cross)
+    if ok is not True:
+        return unsupported_row(contract, backend, "F32", str(ok), 0), \
+            f"{_label(contract, backend, 'F32')}: unsupported: {ok}"
+    result = gpu_f32.sweep_f32(contract, backend, chunk_log2=chunk_log2)
+    return result.row, result.summary()
+
+
+def _label(contract, backend, dtype) -> str:
+    return f"{contract.file}::{contract.kernel}[{backend.name}-{dtype}]"
+
+
+def _num(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _write(rows, cases, samples, out, chosen) -> None:
+    import datetime as _dt
+    import platform
+
+    from judge import __version__
+    from judge.reports import write_audit
+    from judge.results import AuditRun
+
+    meta = {
+        "seed": None, "profile": "sweep", "backends": [b.name for b in chosen],
+        "devices": {b.name: b.describe() for b in chosen}, "unavailable": {},
+        "judge_version": __version__,
+        "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "platform": platform.platform(), "python": platform.python_version(), "items": len(rows),
+    }
+    paths = write_audit(AuditRun(rows, cases, samples, meta), out)
+    for name, path in paths.items():
+        click.echo(f"{name:>15}: {path}")
