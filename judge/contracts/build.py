@@ -199,6 +199,12 @@ class _Builder:
         cost = self._cost()
         precision = self._precision()
         determinism = self._determinism(precision, registrable)
+        aliased = any(o.aliasing != "none" for o in outputs)
+        if caps.in_place != aliased and outputs:
+            self.f.warn(("caps", "in_place"),
+                        f"caps.in_place is {str(caps.in_place).lower()} but "
+                        f"{'an output is' if aliased else 'no output is'} declared in_place(x) "
+                        "in return.outputs[].aliasing")
         declared = self._declared_semantics()
         if self.f.errors:
             return None

@@ -281,3 +281,34 @@ def test_rank_forms(rank, expected):
 def test_bad_rank_forms(rank):
     result = load(mutate(REDUCE, "rank: any", f"rank: {rank}"))
     assert [e.field for e in result.errors] == ["accept.inputs[0].rank"]
+
+
+def test_caps_in_place_without_an_aliased_output_warns():
+    block = mutate(REDUCE, "cost:", "caps:\nin_place: true\ncost:")
+    warning = only_warning(load(block))
+    assert (warning.line, warning.field) == (line_of(fkc_file(block), "in_place: true"),
+                                             "caps.in_place")
+
+
+def test_bad_front_matter_is_a_file_error_and_blocks_still_load():
+    result = load(ADD, front="fkc_version: 1\nprovider:\nbackend: [Cpu")
+    error = only_error(result)
+    assert (error.line, error.kernel, error.field) == (4, None, "front matter.provider.backend")
+    assert "bad YAML" in error.message
+    assert [c.kernel for c in result.contracts] == ["add_cpu"]
+
+
+def test_unclosed_front_matter():
+    result = load_text("---\nfkc_version: 1\n# no closing line\n", FILE)
+    error = only_error(result)
+    assert (error.line, error.field) == (1, "front matter")
+    assert "never closed" in error.message
+
+
+def test_provider_defaults_fill_backend_and_source():
+    block = mutate(ADD, "backend: Cpu\n", "")
+    result = load(block, front="provider:\nbackend: Cuda\nkernel_source: \"baracuda\"")
+    (contract,) = result.contracts
+    assert (contract.backend, contract.kernel_source, contract.device) == ("Cuda", "baracuda",
+                                                                            "cuda")
+    assert contract.tree["backend"] == "Cuda"
