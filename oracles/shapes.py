@@ -13,7 +13,8 @@ import numpy as np
 
 def as_floats(arr: np.ndarray) -> list[float]:
     """Elements of a float array as Python floats, C order (exact: every format fits binary64)."""
-    return np.asarray(arr).astype(np.float64).ravel().tolist()
+    with np.errstate(invalid="ignore"):  # ml_dtypes warns on NaN casts; the cast is exact
+        return np.asarray(arr).astype(np.float64).ravel().tolist()
 
 
 def as_bools(arr: np.ndarray) -> list[bool]:
