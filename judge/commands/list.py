@@ -66,7 +66,7 @@ def command(contracts, backends, plugins, cross) -> None:
                              cell(backend, contract, dtypes)))
             if not columns:
                 rows.append((f"{contract.file}::{contract.kernel}", dtype, "-",
-                             f"no selected backend on device {contract.device}"))
+                             f"no selected, available backend for device {contract.device}"))
     _print_table(("CONTRACT", "DTYPE", "BACKEND", "STATUS"), rows)
     runs = sum(1 for r in rows if r[3] == "runs")
     click.echo(f"\n{len(result.registrable)} registrable contracts, {len(rows)} cells: {runs} run, "

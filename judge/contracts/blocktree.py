@@ -18,7 +18,7 @@ import yaml
 from judge.contracts.errors import format_path
 from judge.contracts.schema import Node
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*:(?:\s+|$)(.*)$")
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)\s*:(?:\s+|$)(.*)$")
 
 
 class BlockSyntaxError(Exception):

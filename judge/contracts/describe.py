@@ -77,9 +77,7 @@ def describe(contract: Contract) -> str:
     out.append("semantics (rule <- source: evidence)")
     for key in ("nan", "ties", "rounding", "remainder"):
         rule = c.semantics.get(key)
-        evidence = f": {rule.evidence!r}" if rule.evidence and rule.source in ("blurb", "notes") \
-            else (f": {rule.evidence}" if rule.evidence else "")
-        out.append(f"  {key:<10} {rule.value} <- {rule.source}{evidence}")
+        out.append(f"  {key:<10} {rule.value} <- {_source_text(rule)}")
     caps, cost = c.caps, c.cost
     out.append("caps")
     out.append(f"  {caps.awkward_layout_strategy or '-'}; in_place {caps.in_place}; alignment "
@@ -89,3 +87,13 @@ def describe(contract: Contract) -> str:
                f"{cost.flops.text if cost.flops else '-'}; bytes moved "
                f"{cost.bytes_moved.text if cost.bytes_moved else '-'}")
     return "\n".join(out)
+
+
+def _source_text(rule) -> str:
+    if rule.source in ("blurb", "notes"):
+        return f"{rule.source}: {rule.evidence!r}"
+    if rule.source == "semantics":
+        return f"semantics: declared in {rule.evidence}"
+    if rule.source == "default":
+        return "default: the OpKind's oracle definition"
+    return "unspecified: no declaration, phrase or default"

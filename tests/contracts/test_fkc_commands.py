@@ -88,7 +88,7 @@ def test_show_semantics_sources(tmp_path):
     result = run("show", "sum_reduce_cpu", "--contracts", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "nan        ignore <- blurb: 'NaN-as-missing'" in result.output
-    assert "ties       first_index <- semantics: semantics.ties" in result.output
+    assert "ties       first_index <- semantics: declared in semantics.ties" in result.output
 
 
 def test_show_unknown_name_suggests(suite):
