@@ -42,8 +42,9 @@ class OpCall:
     """One kernel invocation as the per-library op tables see it.
 
     ``dtype``: the FKC dtype T of the float operands; ``out_dtypes``/``out_shapes``: what the
-    executor pre-allocated; ``nan_ignore``: the contract's NaN rule is NaN-as-missing, which
-    selects the library's NaN-ignoring extremum kernel (np.fmax, torch.fmax) where one exists.
+    executor pre-allocated; ``nan``: the contract's derived NaN rule (propagate, ignore,
+    to_zero, unspecified), which selects between a library's documented NaN-propagating and
+    NaN-ignoring kernels (np.maximum / np.fmax) where it has both.
     """
 
     op_kind: str
@@ -51,7 +52,12 @@ class OpCall:
     params: Mapping[str, Any]
     out_dtypes: tuple[str, ...]
     out_shapes: tuple[tuple[int, ...], ...]
-    nan_ignore: bool
+    nan: str
+
+    @property
+    def nan_ignore(self) -> bool:
+        """NaN-as-missing: the NaN-ignoring extremum kernel is the contract's semantics."""
+        return self.nan == "ignore"
 
     @property
     def accumulates_in_f32(self) -> bool:
@@ -69,7 +75,7 @@ def make_op_call(contract, call) -> OpCall:
         params=dict(call.params),
         out_dtypes=tuple(o.dtype for o in call.outputs),
         out_shapes=tuple(tuple(o.shape) for o in call.outputs),
-        nan_ignore=nan_rule(contract) == "ignore",
+        nan=nan_rule(contract),
     )
 
 
@@ -150,27 +156,29 @@ class AdapterError(RuntimeError):
 
 
 def store_outputs(call, results: Sequence[Any]) -> list:
-    """Copy host results into the executor's pre-allocated outputs and return those views.
+    """Store host results into the executor's pre-allocated outputs, as ``out=`` would.
 
-    Refuses (rather than silently broadcasting or casting) a result whose shape or dtype is
-    not the output's: that is an adapter wiring error, and it must say where.
+    A result of the output's shape is written with numpy's ``same_kind`` casting (the narrowing
+    store a wrapper's ``out=`` performs, e.g. an f32 result into a BF16 output). A result that
+    cannot be stored that way (wrong shape, or a cast across kinds) is handed back unchanged,
+    so the Judge's shape and dtype checks report what the library returned.
     """
     import numpy as np
 
     if len(results) != len(call.outputs):
         raise AdapterError(f"{len(results)} results for {len(call.outputs)} outputs")
     stored = []
-    for i, (out, result) in enumerate(zip(call.outputs, results, strict=True)):
+    for out, result in zip(call.outputs, results, strict=True):
         result = np.asarray(result)
         target = out.base[out.offset : out.offset + out.size].reshape(out.shape)
-        if result.shape != tuple(out.shape) or result.dtype != target.dtype:
-            raise AdapterError(
-                f"output {i}: expected shape {tuple(out.shape)} dtype {target.dtype}, the library "
-                f"returned shape {result.shape} dtype {result.dtype}"
-            )
-        if target.flags.writeable:
-            np.copyto(target, result, casting="no")
+        storable = result.shape == tuple(out.shape) and np.can_cast(
+            result.dtype, target.dtype, casting="same_kind"
+        )
+        if storable and target.flags.writeable:
+            np.copyto(target, result, casting="same_kind")
             stored.append(target)
-        else:  # a read-only output buffer: hand back a replacement, as the plugin API allows
-            stored.append(np.array(result, copy=True))
+        elif storable:  # a read-only output buffer: hand back a replacement instead
+            stored.append(result.astype(target.dtype))
+        else:
+            stored.append(result)
     return stored

@@ -90,7 +90,10 @@ def _extremum_reduce(env: XpEnv, x, axes: tuple[int, ...], keepdims: bool, which
 
 
 def _relu(env, args):
-    return env.xp.maximum(args[0], env.cst(0.0))
+    # No numpy-API relu exists: max(x, 0) with the ufunc whose documented NaN behaviour is the
+    # contract's (fmax returns the non-NaN operand, i.e. 0, for NaN-to-zero / NaN-as-missing).
+    fn = env.xp.fmax if env.op.nan in ("ignore", "to_zero") else env.xp.maximum
+    return fn(args[0], env.cst(0.0))
 
 
 def _step(env, args):
