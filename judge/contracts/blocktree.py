@@ -324,11 +324,5 @@ class _Parser:
         return end
 
     def _record_lines(self, path, value, lineno) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                self.line_of[path + (k,)] = lineno
-                self._record_lines(path + (k,), v, lineno)
-        elif isinstance(value, list):
-            for idx, v in enumerate(value):
-                self.line_of[path + (idx,)] = lineno
-                self._record_lines(path + (idx,), v, lineno)
+        # Keys inside a flow value share its line; ``Findings.line`` walks up to it.
+        return None
