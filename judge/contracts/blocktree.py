@@ -34,7 +34,9 @@ class BlockSyntaxError(Exception):
 @dataclass
 class ParsedTree:
     tree: dict
-    lines: dict[tuple, int]  # field path -> file line of the key (or list item)
+    # field path -> file line of the key or list item; keys inside a flow value are not listed
+    # (they share the line of the key that holds the value).
+    lines: dict[tuple, int]
     spelling: str  # "flattened" | "indented"
     unknown: list[tuple[tuple, int]] = field(default_factory=list)  # keys the schema lacks
 
@@ -171,7 +173,6 @@ class _Parser:
         self.line_of[path] = lineno
         if not empty:
             frame.container[key] = value
-            self._record_lines(path, value, lineno)
             return end
         if node is not None and node.is_map:
             child: dict | list = {}
@@ -184,7 +185,6 @@ class _Parser:
                 block = "\n".join(line[col:] for line in self.lines[i + 1:end])
                 value = load_value(f"{key}:\n{block}", lineno, path)[key]
             frame.container[key] = value
-            self._record_lines(path, value, lineno)
             return end
         frame.container[key] = child
         self.stack.append(_Frame(node, child, path, None, col))
@@ -213,7 +213,6 @@ class _Parser:
         value_text = body + "".join("\n" + line[body_col:] for line in self.lines[i + 1:end])
         value = load_value(value_text, lineno, path)
         lst.container.append(value)
-        self._record_lines(path, value, lineno)
         return end
 
     def _owner(self, key, probe, lineno, col) -> _Frame:
@@ -322,7 +321,3 @@ class _Parser:
                 continue
             break
         return end
-
-    def _record_lines(self, path, value, lineno) -> None:
-        # Keys inside a flow value share its line; ``Findings.line`` walks up to it.
-        return None
