@@ -44,9 +44,15 @@ class LoadResult:
         """Contracts named ``kernel``, or ``FILE::kernel`` (FILE matched by path suffix)."""
         if "::" in kernel:
             file, name = kernel.rsplit("::", 1)
-            return [c for c in self.contracts if c.kernel == name and
-                    (c.file == file or c.file.endswith("/" + file.lstrip("./")))]
+            return [c for c in self.contracts if c.kernel == name and _same_file(c.file, file)]
         return [c for c in self.contracts if c.kernel == kernel]
+
+
+def _same_file(found: str, given: str) -> bool:
+    """``given`` names ``found`` exactly, by absolute path, or as a trailing path suffix."""
+    if found == given or os.path.abspath(found) == os.path.abspath(given):
+        return True
+    return Path(found).as_posix().endswith("/" + Path(given).as_posix().lstrip("./"))
 
 
 def default_suite_path() -> Path:

@@ -174,3 +174,10 @@ def test_find_contract_files_keeps_the_path_as_given(suite, monkeypatch):
     assert {c.suite for c in loaded.contracts} == {root}
     with pytest.raises(FileNotFoundError):
         find_contract_files([f"{root}/nothing"])
+
+
+def test_show_file_qualified_by_absolute_path(suite, monkeypatch):
+    monkeypatch.chdir(suite.parent)
+    result = run("show", f"{suite / 'a.fkc.md'}::sum_reduce_cpu", "--contracts", suite.name)
+    assert result.exit_code == 0, result.output
+    assert f"{suite.name}/a.fkc.md:" in result.output
