@@ -1,0 +1,136 @@
+"""The torch-cuda and cupy adapters on a CUDA device.
+
+Skipped, with the adapter's own reason, only where no CUDA device (or no cupy) is present. On a
+GPU every registrable suite contract runs on both adapters for every dtype and accepted layout
+and must agree with the numpy adapter (itself held to float64 expectations in
+test_cpu_adapters.py); the BF16 widen/narrow kernels cupy needs are checked bit for bit
+against ml_dtypes over all 2^16 patterns and a sweep of f32 patterns.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from backends import _samples
+from backends.cupy_backend import CupyBackend
+from backends.numpy_backend import NumpyBackend
+from backends.torch_backend import TorchBackend
+from judge.formats import get_format
+from judge.values import POISON_BITS
+
+# Looser than the CPU tests: GPU libms (and their f16/bf16 paths) differ from numpy by a few ulp.
+TOLERANCE = {"F64": 1e-12, "F32": 1e-5, "F16": 4e-3, "BF16": 3e-2}
+
+
+@cache
+def _backends():
+    return {"torch-cuda": TorchBackend("torch-cuda", "cuda"), "cupy": CupyBackend()}
+
+
+@pytest.fixture(params=["torch-cuda", "cupy"])
+def cuda_backend(request):
+    backend = _backends()[request.param]
+    why = backend.available()
+    if why is not True:
+        pytest.skip(f"{backend.name} unavailable: {why}")
+    return backend
+
+
+@cache
+def suite():
+    from judge.contracts import load_paths
+
+    loaded = load_paths(None)
+    assert not loaded.errors, loaded.errors
+    return tuple(loaded.registrable)
+
+
+def _cases():
+    for c in suite():
+        layouts = _samples.LAYOUTS if c.handles_strided else ("contiguous",)
+        for dtype in c.dtype_fan:
+            for layout in layouts:
+                name = f"{c.file.rsplit('/', 1)[-1]}::{c.kernel}-{dtype}-{layout}"
+                yield pytest.param(c, dtype, layout, id=name)
+
+
+def _run(backend, contract, dtype, layout):
+    call = _samples.sample_call(contract, dtype, layout)
+    before = [t.base.copy() for t in call.inputs]
+    (out,) = backend.run(contract, call)
+    for b, t in zip(before, call.inputs, strict=True):
+        assert b.tobytes() == t.base.tobytes(), f"{contract.kernel}: an input was modified"
+    return np.asarray(out), call.outputs[0]
+
+
+@pytest.mark.parametrize(("contract_", "dtype", "layout"), list(_cases()))
+def test_cuda_adapter_agrees_with_numpy(cuda_backend, contract_, dtype, layout):
+    out, spec = _run(cuda_backend, contract_, dtype, layout)
+    assert out.shape == spec.shape and out.dtype == get_format(spec.dtype).numpy_dtype
+    bits = out.view(get_format(spec.dtype).bits_dtype)
+    assert not (bits == POISON_BITS[spec.dtype]).any(), "output left unwritten"
+    want, _ = _run(NumpyBackend(), contract_, dtype, layout)
+    if spec.dtype in ("BOOL", "U32"):
+        np.testing.assert_array_equal(out, want)
+    else:
+        tol = TOLERANCE[spec.dtype]
+        np.testing.assert_allclose(out.astype(np.float64), want.astype(np.float64),
+                                   rtol=tol, atol=tol, equal_nan=True)
+
+
+def test_every_cuda_contract_is_supported(cuda_backend):
+    cuda = [c for c in suite() if c.device == "cuda"]
+    assert cuda, "the embedded suite has no CUDA contracts"
+    refused = [(c.kernel, d, why) for c in cuda for d in c.dtype_fan
+               if (why := cuda_backend.supports(c, (d,) * len(c.inputs))) is not True]
+    assert not refused
+
+
+def test_describe_names_the_gpu(cuda_backend):
+    text = cuda_backend.describe()
+    assert "cuda" in text.lower() or "nvidia" in text.lower(), text
+
+
+def _cupy_or_skip():
+    why = CupyBackend().available()
+    if why is not True:
+        pytest.skip(f"cupy unavailable: {why}")
+    import cupy
+
+    return cupy
+
+
+def test_cupy_bf16_widen_is_exact_for_every_pattern():
+    cupy = _cupy_or_skip()
+    from backends import _cupy_bf16
+
+    patterns = np.arange(1 << 16, dtype=np.uint16)
+    got = cupy.asnumpy(_cupy_bf16.widen(cupy.asarray(patterns))).view(np.uint32)
+    want = patterns.view(get_format("BF16").numpy_dtype).astype(np.float32).view(np.uint32)
+    nan = np.isnan(want.view(np.float32))
+    np.testing.assert_array_equal(got[~nan], want[~nan])
+    assert np.isnan(got.view(np.float32)[nan]).all()
+
+
+def test_cupy_bf16_narrow_rounds_to_nearest_even_like_ml_dtypes():
+    cupy = _cupy_or_skip()
+    from backends import _cupy_bf16
+
+    rng = np.random.default_rng(20260707)
+    random_bits = rng.integers(0, 1 << 32, size=1 << 20, dtype=np.uint64).astype(np.uint32)
+    # Exact ties (low half 0x8000) on even and odd bf16 neighbours, the overflow edge, specials.
+    ties = (np.arange(1 << 12, dtype=np.uint32) << 16) | 0x8000
+    edges = np.array([0x7F7F8000, 0x7F7FFFFF, 0xFF7F8000, 0x7F800000, 0x7FC00000, 0x7F800001,
+                      0xFF800001, 0x00008000, 0x80008000, 0x00000000, 0x80000000], dtype=np.uint32)
+    bits = np.concatenate([random_bits, ties, edges])
+    values = bits.view(np.float32)
+    got = cupy.asnumpy(_cupy_bf16.narrow(cupy.asarray(values)))
+    want = values.astype(get_format("BF16").numpy_dtype).view(np.uint16)
+    nan = np.isnan(values)
+    np.testing.assert_array_equal(got[~nan], want[~nan])
+    # NaN stays NaN (quiet, sign kept) even where truncation alone would give an infinity.
+    assert ((got[nan] & 0x7F80) == 0x7F80).all() and ((got[nan] & 0x0040) != 0).all()
+    np.testing.assert_array_equal(got[nan] >> 15, (bits[nan] >> 31).astype(np.uint16))
