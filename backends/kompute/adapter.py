@@ -1,0 +1,66 @@
+"""The ``kompute`` backend adapter (device class ``vulkan``)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from backends.kompute import device
+from backends.kompute.launch import LAUNCHERS
+from backends.kompute.ops import OPS
+from judge.api import Backend, KernelCall
+
+
+@cache
+def _availability() -> bool | str:
+    try:
+        device.kp_module()
+    except ImportError as exc:
+        return f"kp (kompute) is not importable ({exc}); run scripts/install-vulkan.sh"
+    try:
+        device.device_name()
+    except Exception as exc:  # noqa: BLE001 - kp raises RuntimeError or its own types
+        return f"kp found no usable Vulkan device ({type(exc).__name__}: {exc})"
+    return True
+
+
+class KomputeBackend(Backend):
+    name = "kompute"
+    device = "vulkan"
+
+    def available(self) -> bool | str:
+        return _availability()
+
+    def describe(self) -> str:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            kp_version = version("kp")
+        except PackageNotFoundError:
+            kp_version = "?"
+        ok = self.available()
+        where = device.device_name() if ok is True else f"unavailable: {ok}"
+        return f"kompute (kp {kp_version}, GLSL→SPIR-V) on {where}"
+
+    def supports(self, contract, dtypes: tuple[str, ...]) -> bool | str:
+        entry = OPS.get(contract.op_kind or "")
+        if entry is None:
+            return f"no Vulkan kernel for op kind {contract.op_kind!r}"
+        float_inputs = [d for d in dtypes if d != "BOOL"]
+        if len(set(float_inputs)) > 1:
+            return f"mixed input dtypes {dtypes} are not implemented"
+        dtype = float_inputs[0] if float_inputs else ""
+        if dtype not in entry.dtypes:
+            return f"{contract.op_kind} has Vulkan kernels for {', '.join(entry.dtypes)}, not {dtype}"
+        if entry.family == "unary" and dtype == "BF16":
+            if any(spec.layout.accepts_any_awkward for spec in contract.inputs):
+                return ("the BF16 unary kernel is the contiguous-only pair-thread kernel; this "
+                        "contract accepts strided layouts")
+        return True
+
+    def run(self, contract, call: KernelCall) -> list[np.ndarray]:
+        entry = OPS.get(contract.op_kind or "")
+        if entry is None:
+            raise ValueError(f"{contract.kernel}: no Vulkan kernel for op kind {contract.op_kind!r}")
+        return LAUNCHERS[entry.family](entry, contract.kernel, call)

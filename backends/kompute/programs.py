@@ -1,0 +1,81 @@
+"""The SPIR-V programs of the Vulkan backend: which shader source and defines build each one.
+
+The SPIR-V is compiled ahead of time with ``glslangValidator -V`` and shipped in ``spv/`` (so a
+machine that runs the kernels needs no shader compiler); ``scripts/compile-shaders.sh`` rebuilds
+it from ``shaders/*.comp`` and a test checks that the shipped files match the sources.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHADER_DIR = HERE / "shaders"
+SPV_DIR = HERE / "spv"
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str  # the .spv file stem
+    source: str  # the .comp file in shaders/
+    defines: tuple[str, ...] = ()
+
+
+PROGRAMS: dict[str, Program] = {
+    p.name: p
+    for p in (
+        Program("unary_f32", "unary.comp", ("DT_F32",)),
+        Program("unary_f16", "unary.comp", ("DT_F16",)),
+        Program("unary_f64", "unary.comp", ("DT_F64",)),
+        Program("unary_bf16", "unary_bf16.comp"),
+        Program("binary_f32", "binary.comp", ("DT_F32",)),
+        Program("binary_f16", "binary.comp", ("DT_F16",)),
+        Program("binary_f64", "binary.comp", ("DT_F64",)),
+        Program("binary_bf16", "binary.comp", ("DT_BF16",)),
+        Program("reduce_f32", "reduce.comp"),
+        Program("argreduce_f32", "argreduce.comp", ("DT_F32",)),
+        Program("argreduce_f16", "argreduce.comp", ("DT_F16",)),
+        Program("argreduce_f64", "argreduce.comp", ("DT_F64",)),
+        Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
+    )
+}
+
+
+@cache
+def spirv(name: str) -> bytes:
+    """The shipped SPIR-V of one program."""
+    path = SPV_DIR / f"{name}.spv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run scripts/compile-shaders.sh")
+    return path.read_bytes()
+
+
+def compile_program(program: Program, out: Path, *, compiler: str | None = None) -> None:
+    """Compile one program to ``out`` with glslangValidator."""
+    compiler = compiler or shutil.which("glslangValidator")
+    if compiler is None:
+        raise FileNotFoundError("glslangValidator is not installed (apt-get install glslang-tools)")
+    cmd = [compiler, "-V", *(f"-D{d}" for d in program.defines), "-o", str(out),
+           str(SHADER_DIR / program.source)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}{done.stderr}")
+
+
+def compile_all(out_dir: Path = SPV_DIR) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for program in PROGRAMS.values():
+        out = out_dir / f"{program.name}.spv"
+        compile_program(program, out)
+        written.append(out)
+    return written
+
+
+if __name__ == "__main__":
+    for path in compile_all():
+        print(path.relative_to(HERE.parent.parent))
