@@ -58,6 +58,9 @@ def _construct_mapping(loader, node, deep=False):
     seen = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, (str, int, float, bool, type(None))):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a mapping key must be a scalar, got {key!r}", key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark)
@@ -82,12 +85,20 @@ def _fresh(value):
     return value
 
 
-def load_value(text: str, line: int, path: tuple):
+def load_value(text: str, line: int, path: tuple, *, inline: bool = True):
+    """Parse one value. ``inline``: the text follows ``key:`` (or ``- ``) on its line, where YAML
+    allows a scalar or a flow collection but no block mapping or sequence (``a: b: c``)."""
     try:
-        return _fresh(_load_cached(text))
+        value = _load_cached(text)
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise BlockSyntaxError(line, path, f"bad YAML in {text.strip()!r}: {problem}") from None
+    head = text.lstrip()[:1]
+    if inline and ((isinstance(value, dict) and head != "{") or
+                   (isinstance(value, list) and head != "[")):
+        raise BlockSyntaxError(line, path, f"bad YAML in {text.strip()!r}: a block "
+                                           "collection cannot start on the key's line")
+    return _fresh(value)
 
 
 def _indent(line: str) -> int:
@@ -183,7 +194,7 @@ class _Parser:
             end = self._leaf_block_end(i, col) if self.indented else i + 1
             if end > i + 1:
                 block = "\n".join(line[col:] for line in self.lines[i + 1:end])
-                value = load_value(f"{key}:\n{block}", lineno, path)[key]
+                value = load_value(f"{key}:\n{block}", lineno, path, inline=False)[key]
             frame.container[key] = value
             return end
         frame.container[key] = child

@@ -352,12 +352,10 @@ class _Builder:
         if not isinstance(items, list):
             return
         # Names as declared, so an operand that failed to parse does not cascade into more errors.
-        names = {i.get("name") for i in items if isinstance(i, dict)}
         outs = self.tree.get("return", {}).get("outputs") if isinstance(
             self.tree.get("return"), dict) else None
-        names |= {o.get("name") for o in outs or [] if isinstance(o, dict)}
+        names = set(_names(items)) | set(_names(outs))
         names |= {o.name for o in outputs} | {f.name for f in op_params.fields}
-        names = {n for n in names if isinstance(n, str)}
         by_name = {spec.name: spec for spec in inputs}
         for index, item in enumerate(items):
             if not isinstance(item, dict) or item.get("shape_constraint") is None:
@@ -375,7 +373,7 @@ class _Builder:
                                        f"(known: {', '.join(sorted(names)) or 'none'})")
                     continue
                 constraint = ShapeConstraint(kind, ref, text)
-            spec = by_name.get(item.get("name"))
+            spec = by_name.get(next(iter(_names([item])), None))
             if spec is not None:
                 index_in = inputs.index(spec)
                 inputs[index_in] = InputSpec(spec.name, spec.dtypes, spec.layout, spec.rank,
@@ -394,10 +392,9 @@ class _Builder:
             self.f.error(path, f"expected a non-empty list of outputs, got {items!r}")
             return []
         input_names = [i.name for i in inputs]
-        declared_inputs = {
-            i.get("name") for i in self.tree.get("accept", {}).get("inputs") or []
-            if isinstance(i, dict)
-        } if isinstance(self.tree.get("accept"), dict) else set()
+        accept = self.tree.get("accept")
+        declared = accept.get("inputs") if isinstance(accept, dict) else None
+        declared_inputs = set(_names(declared))
         known_inputs = set(input_names) | declared_inputs
         # Without declared inputs there is nothing to check references against: the missing
         # accept clause is the one error to report, not every rule that names an operand.
@@ -601,3 +598,10 @@ class _Builder:
                 continue
             out[key] = value
         return out
+
+
+def _names(items) -> list[str]:
+    """The string ``name`` of each mapping in ``items`` (anything else is reported elsewhere)."""
+    if not isinstance(items, list):
+        return []
+    return [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]

@@ -312,3 +312,13 @@ def test_provider_defaults_fill_backend_and_source():
     assert (contract.backend, contract.kernel_source, contract.device) == ("Cuda", "baracuda",
                                                                             "cuda")
     assert contract.tree["backend"] == "Cuda"
+
+
+def test_block_mapping_on_the_key_line_is_bad_yaml():
+    check(mutate(REDUCE, "- name: out", "- name: out: x"), "- name: out: x",
+          "return.outputs[0].name", "bad YAML")
+
+
+def test_collection_as_a_mapping_key_is_bad_yaml():
+    check(mutate(REDUCE, "dtypes: [F32, F64]", "dtypes: {[F32]: 1}"), "dtypes: {[F32]",
+          "accept.inputs[0].dtypes", "bad YAML")
