@@ -73,8 +73,9 @@ def command(backends, contracts, profile, seed, plugins, out, cross) -> None:
 
     click.echo(scoreboard_markdown(run.rows))
     click.echo("")
+    width = max(map(len, paths))
     for name, path in paths.items():
-        click.echo(f"{name:>8}: {path}")
+        click.echo(f"{name:>{width}}: {path}")
     failing = [r for r in run.rows if r.verdict not in CONFORMING]
     if loaded.errors:
         click.echo(f"{len(loaded.errors)} contract error(s); see above", err=True)

@@ -22,10 +22,14 @@ PASSING = ("pass", "xfail")
 @click.option("--cases", "cases_dir", type=click.Path(file_okay=False),
               default=f"{DEFAULT_OUT}/cases", show_default=True,
               help="Folder of recorded cases (an audit's cases/).")
+@click.option("--plugin", "plugins", multiple=True, metavar="X",
+              help="Backend plugin module or .py file (for a case recorded on a plugin backend).")
 @click.option("--no-script", is_flag=True, help="Replay only; do not print the script.")
-def command(case_id: str, cases_dir: str, no_script: bool) -> None:
+def command(case_id: str, cases_dir: str, plugins: tuple[str, ...], no_script: bool) -> None:
     """Print the standalone repro script for CASE_ID and re-run the case."""
     from judge.cases import CaseRecord
+    from judge.expectations import ExpectationsError, load_expectations
+    from judge.registry import BackendSelectionError, default_registry
 
     path = find_case(case_id, Path(cases_dir))
     try:
@@ -37,12 +41,18 @@ def command(case_id: str, cases_dir: str, no_script: bool) -> None:
         click.echo(repro_script(record))
     replay_case = harness_function("judge.runner", "replay_case")
     try:
-        verdict, message = replay_case(record)
+        default_registry().load_all(plugins)
+        expectations = load_expectations()
+    except (BackendSelectionError, ExpectationsError) as exc:
+        raise EnvironmentProblem(str(exc)) from exc
+    try:
+        verdict, message = replay_case(record, expectations=expectations)
     except LookupError as exc:  # the contract or backend of the case is not here
         raise EnvironmentProblem(f"cannot replay {record.case_id}: {exc}") from exc
-    # A comment line, so the printed script stays valid Python when redirected to a file.
-    click.echo(f"# replayed {record.case_id} on {record.backend} ({record.dtype}): {verdict}"
-               + (f": {message}" if message else ""))
+    # Comment lines, so the printed script stays valid Python when redirected to a file.
+    report = f"replayed {record.case_id} on {record.backend} ({record.dtype}): {verdict}"
+    report += f": {message}" if message else ""
+    click.echo("\n".join(f"# {line}" for line in report.splitlines()))
     sys.exit(0 if verdict in PASSING else 1)
 
 

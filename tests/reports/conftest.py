@@ -80,3 +80,39 @@ def row():
 def case():
     """The case factory: ``case(kernel, backend, dtype, value)``."""
     return make_case
+
+
+# One small contract (a NegElementwise kernel on Cpu) in properly indented FKC.
+NEG_FKC = """---
+fkc_version: 1
+provider: {{name: t, backend: Cpu, kernel_source: t.rs, revision_base: base}}
+---
+## a
+```fkc
+kernel: {kernel}
+op_kind: NegElementwise
+blurb: "{blurb}"
+accept:
+  inputs:
+    - name: x
+      dtypes: [F32]
+      layout: {{contiguous: required, strided: rejected, broadcast_stride0: rejected, start_offset: rejected, reverse_strides: rejected}}
+      rank: any
+  op_params: {{variant: None}}
+return:
+  outputs:
+    - name: y
+      dtype_rule: passthrough(x)
+      shape_rule: same_as(x)
+      aliasing: none
+precision: {{max_ulp: 0}}
+determinism: bitwise
+kernel_revision_hash: auto
+```
+"""
+
+
+@pytest.fixture
+def neg_fkc():
+    """``neg_fkc(kernel=..., blurb=...)``: the text of a one-block contract file."""
+    return lambda kernel="neg_selftest", blurb="Neg.": NEG_FKC.format(kernel=kernel, blurb=blurb)

@@ -161,33 +161,6 @@ def test_gate_command_unreadable_files_exit_2(row, tmp_path):
 
 # --- --changed-since -----------------------------------------------------------------------
 
-FKC = """---
-fkc_version: 1
-provider: {{name: t, backend: Cpu, kernel_source: t.rs, revision_base: base}}
----
-## a
-```fkc
-kernel: {kernel}
-op_kind: NegElementwise
-blurb: "{blurb}"
-accept:
-  inputs:
-    - name: x
-      dtypes: [F32]
-      layout: {{contiguous: required, strided: rejected, broadcast_stride0: rejected, start_offset: rejected, reverse_strides: rejected}}
-      rank: any
-  op_params: {{variant: None}}
-return:
-  outputs:
-    - name: y
-      dtype_rule: passthrough(x)
-      shape_rule: same_as(x)
-      aliasing: none
-precision: {{max_ulp: 0}}
-determinism: bitwise
-kernel_revision_hash: auto
-```
-"""
 
 
 def _git(repo, *args):
@@ -195,11 +168,11 @@ def _git(repo, *args):
 
 
 @pytest.fixture
-def contract_repo(tmp_path):
+def contract_repo(tmp_path, neg_fkc):
     repo = tmp_path / "repo"
     (repo / "suite").mkdir(parents=True)
-    (repo / "suite" / "one.fkc.md").write_text(FKC.format(kernel="neg_one", blurb="Neg."))
-    (repo / "suite" / "two.fkc.md").write_text(FKC.format(kernel="neg_two", blurb="Neg."))
+    (repo / "suite" / "one.fkc.md").write_text(neg_fkc(kernel="neg_one", blurb="Neg."))
+    (repo / "suite" / "two.fkc.md").write_text(neg_fkc(kernel="neg_two", blurb="Neg."))
     _git(repo, "init", "-q")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x",
          "--allow-empty")
@@ -208,7 +181,7 @@ def contract_repo(tmp_path):
     return repo
 
 
-def test_changed_since_finds_changed_and_new_blocks(contract_repo, monkeypatch):
+def test_changed_since_finds_changed_and_new_blocks(contract_repo, neg_fkc, monkeypatch):
     pytest.importorskip("judge.contracts", reason="the contract loader is not importable")
     from judge.contracts import load_paths
     from judge.gate import GateError, changed_contracts
@@ -221,20 +194,21 @@ def test_changed_since_finds_changed_and_new_blocks(contract_repo, monkeypatch):
     assert {c.kernel for c in changed_contracts(loaded.contracts, "HEAD~1")} == {
         "neg_one", "neg_two"}  # files absent at HEAD~1: everything is new
 
-    (suite / "two.fkc.md").write_text(FKC.format(kernel="neg_two", blurb="Neg, rewritten."))
+    (suite / "two.fkc.md").write_text(neg_fkc(kernel="neg_two", blurb="Neg, rewritten."))
     loaded = load_paths([suite])
     assert [c.kernel for c in changed_contracts(loaded.contracts, "HEAD")] == ["neg_two"]
     with pytest.raises(GateError, match="'no-such-rev' is not a git revision"):
         changed_contracts(loaded.contracts, "no-such-rev")
 
 
-def test_changed_since_filters_the_current_rows(contract_repo, row, tmp_path, monkeypatch):
+def test_changed_since_filters_the_current_rows(contract_repo, neg_fkc, row, tmp_path,
+                                                monkeypatch):
     pytest.importorskip("judge.contracts", reason="the contract loader is not importable")
     from judge.contracts import load_paths
 
     monkeypatch.chdir(contract_repo)
     suite = contract_repo / "suite"
-    (suite / "two.fkc.md").write_text(FKC.format(kernel="neg_two", blurb="Neg, rewritten."))
+    (suite / "two.fkc.md").write_text(neg_fkc(kernel="neg_two", blurb="Neg, rewritten."))
     revs = {c.kernel: c.revision for c in load_paths([suite]).contracts}
     baseline = [row("neg_one", revision="old-1"), row("neg_two", revision="old-2")]
     # neg_one fails in the current file but did not change: --changed-since does not judge it
