@@ -40,18 +40,6 @@ class Score:
     reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
 
 
-def _to_fraction(x) -> Fraction:
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, int):
-        return Fraction(x)
-    try:  # mpmath mpf: exact conversion from its mantissa and exponent
-        man, exp = x.man_exp
-        return Fraction(int(man)) * (Fraction(2) ** int(exp))
-    except AttributeError:
-        return Fraction(x)
-
-
 def bound_kind(contract: Contract, opdef) -> str:
     """Which bound holds numeric elements: declared, exact, reduction or sanity."""
     if opdef.exact or contract.determinism == "bitwise":
@@ -167,9 +155,7 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})")
     both = ~obs_nan & ~exp_nan
     same = obs_bits == exp_bits
-    ords_o = ulp.ordinal(obs_bits, fmt)
-    ords_e = ulp.ordinal(exp_bits, fmt)
-    dist = np.abs(ords_o.astype(object) - ords_e.astype(object)) if fmt.bits == 64 else np.abs(ords_o - ords_e)
+    dist = ulp.ulp_distance(obs_bits, exp_bits, fmt)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
     p = contract.precision
@@ -181,8 +167,8 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         if not obs_inf and not exp_inf:
             score.ulp.append(d)
         if ex is not None and not obs_inf:
-            exq = _to_fraction(ex)
-            err = abs(Fraction(float(obs_f[i])) - exq) if fmt.bits <= 32 else abs(_exact_of(obs_bits[i], fmt) - exq)
+            exq = ulp.as_fraction(ex)
+            err = abs(Fraction(float(obs_f[i])) - exq)  # float64 holds every format's values exactly
             score.ulp_real.append(round(float(err / ulp.ulp_of(exq, fmt)), 3))
             score.abs_max = max(score.abs_max, float(err))
             if exq != 0:
@@ -230,12 +216,6 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
             score.implausible += 1
             fail("implausible", i, f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
     _emit(score, failures, nan_rule, n)
-
-
-def _exact_of(bits, fmt: Format) -> Fraction:
-    from oracles.rounding import bits_to_fraction
-
-    return bits_to_fraction(int(bits), fmt.name)
 
 
 def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected) -> tuple[str, str]:

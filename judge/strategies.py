@@ -71,7 +71,11 @@ def _shape(draw, rank: int, budget: Budget, nonempty: bool) -> tuple[int, ...]:
     used = 1
     for _ in range(rank):
         room = max(1, budget.max_elements // max(used, 1))
-        side = draw(st.integers(1 if nonempty else 0, max(1, min(budget.max_side, room))))
+        hi = max(1, min(budget.max_side, room))
+        # Empty axes are an edge case, not the common case: about one draw in sixteen where
+        # allowed. Testing for the top value keeps shrinking away from empty shapes.
+        empty = not nonempty and draw(st.integers(0, 15)) == 15
+        side = 0 if empty else draw(st.integers(1, hi))
         dims.append(side)
         used *= max(side, 1)
     return tuple(dims)
@@ -101,10 +105,10 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
     nonempty = _nonempty(contract, family)
     primary = contract.inputs[0] if family != "where" else contract.inputs[1]
     lo, hi = _rank_bounds(primary, budget)
+    if opdef.params == "single_dim":  # a dim in 0..rank needs rank >= 1
+        lo, hi = max(lo, 1), max(hi, 1)
     rank = draw(st.integers(lo, hi))
     shape = draw(_shape(rank, budget, nonempty))
-    if family in ("argreduce",) and rank == 0:
-        shape = ()
     params = draw_params(opdef.params, draw, shape, contract.op_params, nonempty=nonempty)
     shapes: list[tuple[int, ...]] = []
     for spec in contract.inputs:
@@ -120,9 +124,10 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
 
 @st.composite
 def layout_recipe(draw, shape: tuple[int, ...]) -> LayoutRecipe:
-    """Contiguous about half the time; otherwise a mix of awkward features (accepted or not)."""
+    """Contiguous about a third of the time (and where shrinking leads); otherwise a mix of
+    awkward features, accepted by the contract or not."""
     rank = len(shape)
-    if rank == 0 or 0 in shape or draw(st.booleans()):
+    if rank == 0 or 0 in shape or draw(st.integers(0, 2)) == 0:
         return CONTIGUOUS
     perm = tuple(draw(st.permutations(range(rank))))
     steps = tuple(draw(st.sampled_from((1, 1, 2))) for _ in range(rank))

@@ -102,6 +102,9 @@ def _as_fraction(x) -> Fraction:
     raise TypeError(f"ulp_of: expected an int, float, Fraction or mpf, got {type(x).__name__}")
 
 
+as_fraction = _as_fraction  # public: exact Fraction of an int, float, Fraction or mpf
+
+
 def ulp_of(x, fmt: Format | str) -> Fraction:
     """ulp_F(x) = 2^(max(floor(log2|x|), emin) − p + 1); ulp_F(0) is the smallest subnormal."""
     f = _fmt(fmt)
