@@ -167,8 +167,8 @@ def round_float(x: float, s: FloatSpec) -> int:
         return s.inf_mag | s.sign_bit
     if x == 0.0:
         return s.sign_bit if math.copysign(1.0, x) < 0 else 0
-    m, e = math.frexp(abs(x))
-    return round_dyadic(x < 0, int(m * (1 << 53)), e - 53, s)
+    n, d = x.as_integer_ratio()
+    return round_dyadic(n < 0, -n if n < 0 else n, 1 - d.bit_length(), s)
 
 
 def special_bits(x: float, s: FloatSpec) -> int:
