@@ -14,9 +14,34 @@ _JUNK = st.sampled_from(["", "  ", "- ", "-", ":", "{", "[", "]", "~", "#", "|",
                          '"', "- name:", "fields:", "accept:", "{ kind: bool }"])
 
 
+INDENTED = """
+kernel: neg
+op_kind: NegElementwise
+backend: Cpu
+accept:
+  inputs:
+    - name: x
+      dtypes:
+        - F32
+      layout: { contiguous: required, strided: rejected, broadcast_stride0: rejected,
+                start_offset: rejected, reverse_strides: rejected }
+  op_params:
+    variant: None
+return:
+  outputs:
+  - name: out
+    dtype_rule: passthrough(x)
+    shape_rule: same_as(x)
+precision:
+  notes: >
+    exact sign flip
+determinism: bitwise
+"""
+
+
 @st.composite
 def damaged(draw):
-    lines = (REDUCE if draw(st.booleans()) else ADD).strip().splitlines()
+    lines = draw(st.sampled_from([REDUCE, ADD, INDENTED])).strip().splitlines()
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(lines) - 1))
         action = draw(st.sampled_from(["drop", "dup", "indent", "junk", "cut", "append"]))
