@@ -129,3 +129,23 @@ def test_usage_and_environment_errors_exit_2(workspace):
     no_case = judge_cli(workspace, "repro", "neg_selftest-x-F32-000")
     assert no_case.returncode == 2 and "no recorded case 'neg_selftest-x-F32-000'" in \
         no_case.stderr
+
+
+def test_gate_runs_an_audit_when_no_current_file_is_given(workspace):
+    from judge.contracts import load_paths
+    from judge.reports import write_audit
+    from judge.results import AuditRun, ResultRow
+
+    [contract] = load_paths([workspace / "suite"]).contracts
+    passing = ResultRow(suite="suite", file=contract.file, kernel=contract.kernel,
+                        op_kind="NegElementwise", contract_backend="Cpu",
+                        backend="selftest-wrong", device="cpu", dtype="F32",
+                        revision=contract.revision, cases=40)
+    base = write_audit(AuditRun([passing], [], {}, {}), workspace / "base")["results.json"]
+    res = judge_cli(workspace, "gate", "--baseline", str(base), *AUDIT[1:],
+                    "--backend", "selftest-wrong", "--out", "now")
+    assert res.returncode == 1, res.stderr
+    assert res.stdout.startswith("# Judge gate: FAIL: 1 regression")
+    first = next(ln for ln in res.stdout.splitlines() if ln.startswith("| neg_selftest"))
+    assert "| selftest-wrong | F32 | pass | fail |" in first
+    assert (workspace / "now" / "results.json").is_file()

@@ -225,3 +225,15 @@ def test_changed_since_filters_the_current_rows(contract_repo, neg_fkc, row, tmp
     assert "## Re-judged: revision changed or new (1)" in res.output
     bad = runner.invoke(main, args + ["--changed-since", "nope"])
     assert bad.exit_code == 2 and "'nope' is not a git revision" in bad.output
+
+
+def test_changed_since_with_nothing_changed_judges_nothing(contract_repo, row, tmp_path,
+                                                          monkeypatch):
+    pytest.importorskip("judge.contracts", reason="the contract loader is not importable")
+    monkeypatch.chdir(contract_repo)
+    base = _write(tmp_path, "base", [row("neg_one"), row("neg_two")])
+    res = CliRunner().invoke(main, ["gate", "--baseline", str(base), "--contracts", "suite",
+                                    "--changed-since", "HEAD"])
+    assert res.exit_code == 0, res.output
+    assert "current `(nothing to judge)` · 0 contracts changed since `HEAD`" in res.output
+    assert "2 baseline rows were not judged in this run." in res.output
