@@ -213,8 +213,11 @@ def _worst(score: VectorScore, values, names, observed, table, out_dtype: str) -
     j = int(np.argmax(score.ulp))
     i = int(score.ulp_index[j])
     obs = int(np.ascontiguousarray(observed).view(fmt.bits_dtype).reshape(-1)[i])
-    text = (f"worst {int(score.ulp[j])} ulp at {_inputs_at(values, names, i)}: expected "
-            f"{describe_bits(int(table.bits[i]), fmt)}, observed {describe_bits(obs, fmt)}")
+    if score.ulp[j] == 0:
+        text = "every finite output is the correctly rounded value"
+    else:
+        text = (f"worst {int(score.ulp[j])} ulp at {_inputs_at(values, names, i)}: expected "
+                f"{describe_bits(int(table.bits[i]), fmt)}, observed {describe_bits(obs, fmt)}")
     if score.ulp_real.size:
         k = int(np.argmax(score.ulp_real))
         text += (f"; ulp-real max {score.ulp_real_max():.3f} at "
