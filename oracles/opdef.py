@@ -42,7 +42,8 @@ class OpDef:
     exact: exact by definition (SPEC §4 list): must match the oracle bit for bit.
     defaults: default semantic rules {"nan": ..., "ties": ..., "rounding": ..., "remainder": ...}
         using the vocabulary of ``judge.contracts.model.SEMANTIC_VALUES``.
-    nan_rules: the NaN rules this OpKind can be evaluated under (e.g. extrema: propagate, ignore).
+    nan_rules: the NaN rules this OpKind can be evaluated under (e.g. extrema: propagate, ignore);
+        empty where no NaN rule applies (comparisons are IEEE: a NaN operand is unordered).
     params: key of the op-param generator in ``oracles.params`` ("none", "reduce_dims",
         "single_dim", "reduce_to", "reduce_to_backward", "affine", "clamp", "powi").
     hints: function (format name) -> list of Python floats worth testing for this op

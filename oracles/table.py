@@ -75,7 +75,7 @@ def _extremum(kind, fn):
 
 def _compare(kind, pred):
     return OpDef(kind, "compare", 2, True, {}, compare(pred), hints=hints.ties,
-                 nan_rules=("unordered",), domain="BOOL out; a NaN operand compares false (!= true)")
+                 nan_rules=(), domain="BOOL out; IEEE comparison: a NaN operand compares false (!= true)")
 
 
 def _rows() -> list[OpDef]:
