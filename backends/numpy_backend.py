@@ -27,10 +27,10 @@ def _numpy_lib():
         return np.asarray(erf(x), dtype=np.float64)
 
     def nan_extremum(x, axes, keepdims, which):
-        # f32::max / f32::min folds from -inf / +inf: numpy's fmax/fmin reductions with that
-        # initial value have exactly this documented meaning.
-        ufunc, initial = (np.fmax, -np.inf) if which == "max" else (np.fmin, np.inf)
-        return ufunc.reduce(x, axis=axes, keepdims=keepdims, initial=initial)
+        # numpy's fmax/fmin reductions are its documented NaN-ignoring extrema (an all-NaN
+        # lane stays NaN; no initial value is passed, so folding over no axes is the identity).
+        ufunc = np.fmax if which == "max" else np.fmin
+        return ufunc.reduce(x, axis=axes, keepdims=keepdims)
 
     return XpLib(name="numpy", xp=np, erf64=erf64, nan_extremum=nan_extremum)
 
