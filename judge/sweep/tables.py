@@ -4,7 +4,9 @@ A table holds, per input element, exactly what scoring needs: the correctly roun
 and the oracle's exact value as a double-double ``hi + lo`` (``hi`` = the exact value correctly
 rounded to F64, ``lo`` = the remainder rounded to F64; about 106 bits, far beyond the 8..11 bits
 of a 16-bit format, so ULP-real errors come out as the pure path's to three decimals).
-``has_exact`` is False where the oracle has no exact value (a NaN or ±inf result).
+``has_exact`` is False where the oracle has no exact value (a NaN or ±inf result); ``tiny`` marks
+exact values that are nonzero but below F64's smallest subnormal (stored as hi = lo = 0: for
+scoring they differ from zero only in the relative error, which is 1 against an observed 0).
 
 Tables are keyed by op kind, input set (``all`` bit patterns or a ``grid<N>`` pair grid), input
 and output format, the semantic rules, and a digest of the oracle's source files (``oracles/*.py``
@@ -33,6 +35,7 @@ import numpy as np
 
 from judge.formats import get_format
 
+TABLE_FORMAT = 2  # bump when the stored arrays change; part of every file name
 CHUNK = 4096  # elements per pool task: small enough to balance, large enough to amortise pickling
 SAMPLE_CHECK = 48  # elements re-evaluated by the pure oracle every time a table is used
 
@@ -58,7 +61,7 @@ class TableSpec:
     def file_name(self, oracle_digest: str) -> str:
         rules = hashlib.sha256(json.dumps(self.rules).encode()).hexdigest()[:10]
         return (f"{self.op_kind}.{self.input_set}.{self.in_dtype}-{self.out_dtype}."
-                f"{rules}.{oracle_digest[:16]}.npz")
+                f"{rules}.{oracle_digest[:16]}.v{TABLE_FORMAT}.npz")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class OracleTable:
     hi: np.ndarray  # float64: exact value rounded to F64 (NaN where has_exact is False)
     lo: np.ndarray  # float64: exact − hi, rounded to F64
     has_exact: np.ndarray  # bool
+    tiny: np.ndarray  # bool: exact nonzero, below F64's range
     oracle_digest: str
     build_seconds: float = 0.0
     from_cache: bool = False
@@ -153,24 +157,26 @@ def double_double(exact) -> tuple[float, float]:
     return hi, _to_float(q - Fraction(hi))
 
 
-def expected_arrays(output, out_dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(bits, hi, lo, has_exact) of one ``OracleOutput``, flattened."""
+def expected_arrays(output, out_dtype: str) -> tuple[np.ndarray, ...]:
+    """(bits, hi, lo, has_exact, tiny) of one ``OracleOutput``, flattened."""
     fmt = get_format(out_dtype)
     bits = np.ascontiguousarray(np.asarray(output.expected)).view(fmt.bits_dtype).reshape(-1).copy()
     n = bits.size
     hi = np.full(n, np.nan)
     lo = np.full(n, np.nan)
     has = np.zeros(n, dtype=bool)
+    tiny = np.zeros(n, dtype=bool)
     if output.exact is not None:
         for i, ex in enumerate(np.asarray(output.exact, dtype=object).reshape(-1)):
             if ex is not None:
                 hi[i], lo[i] = double_double(ex)
                 has[i] = True
-    return bits, hi, lo, has
+                tiny[i] = hi[i] == 0 and _fraction(ex) != 0
+    return bits, hi, lo, has, tiny
 
 
 def evaluate_pure(spec: TableSpec, bits: Sequence[np.ndarray]):
-    """The pure oracle on these input bits: (bits, hi, lo, has_exact)."""
+    """The pure oracle on these input bits: (bits, hi, lo, has_exact, tiny)."""
     import oracles
 
     fmt = get_format(spec.in_dtype)
@@ -201,7 +207,7 @@ def build(specs: Sequence[TableSpec], *, processes: int = 2, progress=None) -> l
         n = bits[0].size
         out_bits = get_format(spec.out_dtype).bits_dtype
         arrays.append([np.zeros(n, out_bits), np.full(n, np.nan), np.full(n, np.nan),
-                       np.zeros(n, bool)])
+                       np.zeros(n, bool), np.zeros(n, bool)])
         tasks.extend((k, s, spec, [b[s:s + CHUNK] for b in bits]) for s in range(0, n, CHUNK))
     remaining = [sum(1 for t in tasks if t[0] == k) for k in range(len(specs))]
     done_at = [0.0] * len(specs)
@@ -246,6 +252,7 @@ def save(table: OracleTable, directory: Path | None = None) -> Path:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
         np.savez(fh, bits=table.bits, hi=table.hi, lo=table.lo, has_exact=table.has_exact,
+                 tiny=table.tiny,
                  meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
     os.replace(tmp, path)
     return path
@@ -261,7 +268,7 @@ def load(spec: TableSpec, directory: Path | None = None) -> OracleTable | None:
         meta = json.loads(bytes(data["meta"]).decode())
         if meta["oracle_digest"] != digest or tuple(map(tuple, meta["rules"])) != spec.rules:
             return None
-        return OracleTable(spec, data["bits"], data["hi"], data["lo"], data["has_exact"],
+        return OracleTable(spec, data["bits"], data["hi"], data["lo"], data["has_exact"], data["tiny"],
                            oracle_digest=digest, build_seconds=meta["build_seconds"],
                            from_cache=True, path=path)
 
@@ -273,7 +280,7 @@ def get(spec: TableSpec, *, processes: int = 2, directory: Path | None = None) -
         return table
     (table,) = build([spec], processes=processes)
     path = save(table, directory)
-    return OracleTable(table.spec, table.bits, table.hi, table.lo, table.has_exact,
+    return OracleTable(table.spec, table.bits, table.hi, table.lo, table.has_exact, table.tiny,
                        oracle_digest=table.oracle_digest, build_seconds=table.build_seconds,
                        path=path)
 
@@ -292,8 +299,8 @@ def cross_check(table: OracleTable, *, sample: int = SAMPLE_CHECK, seed: int = 0
     idx = np.unique(np.concatenate([[0, n - 1], rng.integers(0, n, size=min(sample, n))]))
     bits = [b[idx] for b in input_bits(table.spec)]
     fresh = evaluate_pure(table.spec, bits)
-    mine = (table.bits[idx], table.hi[idx], table.lo[idx], table.has_exact[idx])
-    names = ("bits", "hi", "lo", "has_exact")
+    mine = (table.bits[idx], table.hi[idx], table.lo[idx], table.has_exact[idx], table.tiny[idx])
+    names = ("bits", "hi", "lo", "has_exact", "tiny")
     for name, a, b in zip(names, mine, fresh, strict=True):
         same = (a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b
         if not np.all(same):

@@ -36,6 +36,7 @@ class Expected:
     hi: np.ndarray
     lo: np.ndarray
     has_exact: np.ndarray
+    tiny: np.ndarray | None = None  # exact nonzero but below F64's range (hi = lo = 0)
 
 
 @dataclass
@@ -132,6 +133,10 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
         nz = k[expected.hi[k] != 0]
         if nz.size:
             score.rel_max = float((err[nz] / np.abs(expected.hi[nz])).max())
+        if expected.tiny is not None and expected.tiny[k].any():
+            # |obs − exact| / |exact| is 1 for an observed zero and astronomically large otherwise
+            t = k[expected.tiny[k]]
+            score.rel_max = max(score.rel_max, float(np.where(obs_f[t] == 0, 1.0, np.inf).max()))
 
     differ = both & ~same
     inf_case = differ & ((obs_inf != exp_inf) | (obs_inf & exp_inf))
