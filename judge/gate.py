@@ -82,9 +82,9 @@ def problems(row: ResultRow) -> dict[str, str]:
 
 def compare(baseline: list[ResultRow], current: list[ResultRow]) -> GateResult:
     exact = {r.key(): r for r in baseline}
-    by_item: dict[tuple[str, str, str], list[ResultRow]] = {}
+    by_item: dict[tuple[str, ...], list[ResultRow]] = {}
     for r in baseline:
-        by_item.setdefault(r.key()[:3], []).append(r)
+        by_item.setdefault(_item(r), []).append(r)
     regressions, improvements, rejudged, other = [], [], [], []
     unchanged: Counter = Counter()
     seen: set = set()
@@ -92,7 +92,7 @@ def compare(baseline: list[ResultRow], current: list[ResultRow]) -> GateResult:
         base = exact.get(cur.key())
         found = problems(cur)
         if base is None:
-            earlier = by_item.get(cur.key()[:3], [])
+            earlier = by_item.get(_item(cur), [])
             for r in earlier:
                 seen.add(r.key())
             prior = earlier[0] if earlier else None
@@ -123,6 +123,12 @@ def compare(baseline: list[ResultRow], current: list[ResultRow]) -> GateResult:
         rejudged=tuple(rejudged), other_changes=tuple(other),
         unchanged={k: v for k, v in sorted(unchanged.items()) if v}, not_rerun=not_rerun,
     )
+
+
+def _item(row: ResultRow) -> tuple[str, ...]:
+    """A row's item across revisions. Kernel names repeat across devices, so the contract's
+    backend is part of it."""
+    return (row.kernel, row.contract_backend, row.backend, row.dtype)
 
 
 def _bucket(row: ResultRow) -> str:

@@ -94,21 +94,25 @@ def _unavailable(unavailable: dict) -> str:
     return f"<ul>{items}</ul>"
 
 
+def _contract_of(row: ResultRow) -> tuple[str, str, str]:
+    """Which contract a row judged: kernel names repeat across files (one per device)."""
+    return (row.contract_backend, row.kernel, row.file)
+
+
 def _heatmap(rows: list[ResultRow]) -> str:
     if not rows:
         return "<p>No rows.</p>"
     backends = sorted({r.backend for r in rows})
-    cells: dict[tuple[str, str], list[ResultRow]] = {}
-    kernels: dict[str, str] = {}
+    cells: dict[tuple, list[ResultRow]] = {}
     for r in rows:
-        cells.setdefault((r.kernel, r.backend), []).append(r)
-        kernels.setdefault(r.kernel, r.contract_backend)
+        cells.setdefault((_contract_of(r), r.backend), []).append(r)
     legend = "".join(f'<span class="v-{v}">{v}</span>' for v in VERDICTS)
     lines = []
-    for kernel in sorted(kernels, key=lambda k: (kernels[k], k)):
+    for contract in sorted({_contract_of(r) for r in rows}):
+        device, kernel, file = contract
         tds = []
         for b in backends:
-            group = cells.get((kernel, b))
+            group = cells.get((contract, b))
             if not group:
                 tds.append('<td class="cell v-none">·</td>')
                 continue
@@ -122,27 +126,34 @@ def _heatmap(rows: list[ResultRow]) -> str:
             tds.append(f'<td class="cell v-{escape(worst)}" title="{escape(tip)}">'
                        f"{escape(text)}</td>")
         lines.append(f"<tr><td><code>{escape(kernel)}</code></td>"
-                     f"<td>{escape(kernels[kernel])}</td>{''.join(tds)}</tr>")
+                     f'<td title="{escape(file)}">{escape(device)}</td>{"".join(tds)}</tr>')
     return (f'<p class="legend">Cell colour: worst verdict over the dtypes; text: worst '
             f"ulp_max (integer ULP distance). Hover for each dtype. {legend}</p>"
             + _table(["kernel", "contract", *backends], lines, cls="heatmap"))
 
 
 def _histograms(run: AuditRun) -> str:
-    by_kernel_dtype: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-    for (kernel, backend, dtype), values in run.ulp_samples.items():
-        by_kernel_dtype.setdefault((kernel, dtype), {})[backend] = np.asarray(values, float)
-    bounds = {(r.kernel, r.dtype): r.bound_ulp for r in run.rows if r.bound_ulp is not None}
+    """One plot per (contract, dtype), one curve per backend that ran it."""
+    plots: dict[tuple, dict[str, np.ndarray]] = {}
+    bounds: dict[tuple, float | None] = {}
+    for r in run.rows:
+        values = run.ulp_samples.get((r.kernel, r.backend, r.dtype))
+        if values is None:
+            continue
+        key = (*_contract_of(r), r.dtype)
+        plots.setdefault(key, {})[r.backend] = np.asarray(values, dtype=np.float64)
+        bounds[key] = r.bound_ulp
     figures, exact = [], []
-    for (kernel, dtype), samples in sorted(by_kernel_dtype.items()):
+    for key, samples in sorted(plots.items()):
+        device, kernel, _file, dtype = key
         finite = [v[np.isfinite(v)] for v in samples.values()]
         if not any(v.size for v in finite):
             continue
         if all(not v.size or float(np.abs(v).max()) == 0.0 for v in finite):
-            exact.append(f"{kernel} {dtype}")
+            exact.append(f"{kernel} {dtype} ({device})")
             continue
-        svg = ulp_histogram_svg(samples, title=f"{kernel} · {dtype}",
-                                bound_ulp=bounds.get((kernel, dtype)))
+        svg = ulp_histogram_svg(samples, title=f"{kernel} · {dtype} · {device}",
+                                bound_ulp=bounds[key])
         figures.append(f"<figure>{svg}</figure>")
     if not figures and not exact:
         return "<p>No ULP samples were recorded.</p>"

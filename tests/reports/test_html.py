@@ -31,7 +31,8 @@ def test_sections_are_present(page):
 
 def test_heatmap_shows_worst_verdict_and_worst_ulp(page):
     heat = page[page.index('<section id="heatmap">'):page.index('<section id="histograms">')]
-    cell = re.search(r"<code>exp_f32</code></td><td>Cpu</td>(.*?)</tr>", heat).group(1)
+    cell = re.search(r'<code>exp_f32</code></td><td title="[^"]*">Cpu</td>(.*?)</tr>',
+                     heat).group(1)
     numpy_cell, torch_cell = re.findall(r'<td class="cell v-(\w+)"[^>]*>([^<]*)</td>', cell)
     assert numpy_cell == ("pass", "1") and torch_cell == ("fail", "3")
 
@@ -39,10 +40,25 @@ def test_heatmap_shows_worst_verdict_and_worst_ulp(page):
 def test_histograms_per_kernel_and_dtype(page):
     hist = page[page.index('<section id="histograms">'):page.index('<section id="determinism">')]
     assert hist.count('<svg class="hist"') == 2  # exp_f32 F32 and sum_reduce_cpu BF16
-    assert "exp_f32 · F32" in hist and "sum_reduce_cpu · BF16" in hist
+    assert "exp_f32 · F32 · Cpu" in hist and "sum_reduce_cpu · BF16 · Cpu" in hist
     # relu's samples are all exactly 0 ulp: listed, not plotted
     assert "1 kernel/dtype pairs with every sample at 0 ulp" in hist
-    assert "<code>relu_f32 F32</code>" in hist
+    assert "<code>relu_f32 F32 (Cpu)</code>" in hist
+
+
+def test_same_kernel_name_on_two_devices_stays_apart(audit_run, row):
+    import numpy as np
+
+    audit_run.rows.append(row("exp_f32", "kompute", contract_backend="Vulkan", device="vulkan",
+                              file="suites/fuel/vulkan.fkc.md", ulp_max=7.0, verdict="fail"))
+    audit_run.ulp_samples[("exp_f32", "kompute", "F32")] = np.array([6.5, 7.0])
+    page = render_report(audit_run)
+    heat = page[page.index('<section id="heatmap">'):page.index('<section id="histograms">')]
+    assert heat.count("<code>exp_f32</code>") == 2
+    vulkan = re.search(r'<code>exp_f32</code></td><td title="suites/fuel/vulkan.fkc.md">Vulkan'
+                       r"</td>(.*?)</tr>", heat).group(1)
+    assert re.findall(r'class="cell v-(\w+)"', vulkan) == ["fail", "none", "none"]  # kompute first
+    assert "exp_f32 · F32 · Vulkan" in page and "exp_f32 · F32 · Cpu" in page
 
 
 def test_determinism_and_special_value_sections_list_their_rows(page):
