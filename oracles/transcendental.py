@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache, wraps
 
 from mpmath import mp
 from mpmath.libmp import (
@@ -45,6 +46,23 @@ from oracles.rounding import FloatSpec
 from oracles.ziv import correctly_rounded
 
 
+def _memoized(fn):
+    """Cache results per (operands, output format): generated cases repeat edge values and hints
+    over and over. The sign of each operand is part of the key (−0.0 == 0.0 as dict keys)."""
+
+    @lru_cache(maxsize=1 << 16)
+    def cached(args: tuple[float, ...], signs: tuple[bool, ...], s: FloatSpec):
+        return fn(*args, s)
+
+    @wraps(fn)
+    def wrapper(*args):
+        *operands, s = args
+        return cached(tuple(operands), tuple(math.copysign(1.0, v) < 0 for v in operands), s)
+
+    wrapper.cache_clear = cached.cache_clear
+    return wrapper
+
+
 def _mpf(x: float) -> tuple:
     n, d = x.as_integer_ratio()
     return from_man_exp(n, 1 - d.bit_length())
@@ -69,6 +87,7 @@ def _identity(x: float, s: FloatSpec):
 # --- unary -------------------------------------------------------------------------------------
 
 
+@_memoized
 def exp(x, s):
     if x != x:
         return nan(s)
@@ -83,6 +102,7 @@ def exp(x, s):
     return _ziv(lambda w: mpf_exp(X, w), s, slack=4)
 
 
+@_memoized
 def log(x, s):
     if x != x or x < 0:
         return nan(s)
@@ -96,6 +116,7 @@ def log(x, s):
     return _ziv(lambda w: mpf_log(X, w), s, slack=4)
 
 
+@_memoized
 def sin(x, s):
     if x != x or x in (INF, -INF):
         return nan(s)
@@ -105,6 +126,7 @@ def sin(x, s):
     return _ziv(lambda w: mpf_sin(X, w), s, slack=4)
 
 
+@_memoized
 def cos(x, s):
     if x != x or x in (INF, -INF):
         return nan(s)
@@ -114,6 +136,7 @@ def cos(x, s):
     return _ziv(lambda w: mpf_cos(X, w), s, slack=4)
 
 
+@_memoized
 def tanh(x, s):
     if x != x:
         return nan(s)
@@ -132,6 +155,7 @@ def _sigmoid_mpf(t: tuple, w: int) -> tuple:
     return mpf_div(fone, mpf_add(fone, e, w + 8), w)
 
 
+@_memoized
 def sigmoid(x, s):
     if x != x:
         return nan(s)
@@ -146,6 +170,7 @@ def sigmoid(x, s):
     return _ziv(lambda w: _sigmoid_mpf(X, w), s)
 
 
+@_memoized
 def silu(x, s):
     if x != x:
         return nan(s)
@@ -171,6 +196,7 @@ def _gelu_t(X: tuple, w: int) -> tuple:
     return mpf_shift(mpf_mul(k, inner, w + 16), 1)
 
 
+@_memoized
 def gelu_tanh(x, s):
     """0.5·x·(1 + tanh(u)) = x·sigmoid(2u), u = sqrt(2/π)(x + 0.044715x³): the sigmoid form
     avoids the cancellation of 1 + tanh(u) for negative x."""
@@ -193,6 +219,7 @@ def gelu_tanh(x, s):
     return _ziv(approx, s)
 
 
+@_memoized
 def gelu_erf(x, s):
     """0.5·x·(1 + erf(x/√2)) = 0.5·x·erfc(−x/√2), cancellation-free for negative x."""
     if x != x:
@@ -213,6 +240,7 @@ def gelu_erf(x, s):
     return _ziv(approx, s)
 
 
+@_memoized
 def erf(x, s):
     if x != x:
         return nan(s)
@@ -231,6 +259,7 @@ def _is_odd_integer(y: float) -> bool:
     return abs(y) < 2.0**53 and y == math.floor(y) and int(y) & 1 == 1
 
 
+@_memoized
 def power(x, y, s):
     """pow(x, y) with the C99 Annex F special cases."""
     if y == 0 or x == 1:
