@@ -111,6 +111,8 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
         chosen, missing = registry.select(request.backends)
     except BackendSelectionError as exc:
         raise EnvironmentProblem(str(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - a plugin that crashes on import is an environment error
+        raise EnvironmentProblem(f"loading backends failed: {type(exc).__name__}: {exc}") from exc
     missing = dict(missing)
     missing.update({f"({source})": why for source, why in registry.load_errors.items()})
     return chosen, missing

@@ -126,6 +126,10 @@ def test_usage_and_environment_errors_exit_2(workspace):
     assert missing_path.returncode == 2 and "does not exist" in missing_path.stderr
     unknown = judge_cli(workspace, *AUDIT, "--backend", "no-such-backend")
     assert unknown.returncode == 2 and "unknown backend 'no-such-backend'" in unknown.stderr
+    (workspace / "broken_plugin.py").write_text("raise RuntimeError('plugin is broken')\n")
+    broken = judge_cli(workspace, *AUDIT, "--plugin", "broken_plugin.py")
+    assert broken.returncode == 2
+    assert "loading backends failed: RuntimeError: plugin is broken" in broken.stderr
     no_case = judge_cli(workspace, "repro", "neg_selftest-x-F32-000")
     assert no_case.returncode == 2 and "no recorded case 'neg_selftest-x-F32-000'" in \
         no_case.stderr
