@@ -137,3 +137,35 @@ def remainder_bits(a: float, b: float, fmt: str, floored: bool) -> int:
             elif r == 0:
                 r = gmpy2.copy_sign(gmpy2.mpfr(0), B)
     return _to_format(r, fmt)[0]
+
+
+def fma_bits(x: float, mul: float, add: float, fmt: str) -> int:
+    """mul·x + add with one rounding (MPFR's fma at a width that holds it exactly)."""
+    with gmpy2.context(precision=4400):
+        r = gmpy2.fma(_exact(x), _exact(mul), _exact(add))
+    return _to_format(r, fmt)[0]
+
+
+def sum_bits(values: list[float], fmt: str, mean: bool) -> int:
+    """Σ values (exact at 2400 + log2(n) bits), or Σ/n rounded once, per MPFR."""
+    with gmpy2.context(precision=2400 + len(values).bit_length()):
+        total = gmpy2.mpfr(0)
+        for v in values:
+            total = total + _exact(v)
+    if not mean:
+        return _to_format(total, fmt)[0]
+    if not values:
+        return _bits(math.nan, fmt)
+    prec = WIDE_PREC
+    while True:
+        with gmpy2.context(precision=prec) as ctx:
+            m = total / len(values)
+            exact = not ctx.inexact
+        b, tie = _to_format(m, fmt)
+        if exact:
+            return b
+        with gmpy2.context(precision=2 * prec):
+            b2, tie2 = _to_format(total / len(values), fmt)
+        if b == b2 and not (tie or tie2):
+            return b
+        prec *= 4

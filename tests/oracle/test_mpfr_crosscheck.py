@@ -156,3 +156,57 @@ def test_reference_rounds_ties_to_even_and_subnormals_once():
     # subnormal -> 2^-149 (a double-rounding reference would give 0)
     assert reference_bits("AddElementwise", (1.0, 2.0**-24), "F32") == 0x3F800000
     assert reference_bits("MulElementwise", (2.0**-150, 1.0 + 2.0**-52), "F32") == 0x1
+
+
+@pytest.mark.parametrize("fmt", ["F32", "F64", "F16", "BF16"])
+def test_affine_and_powi_random(fmt):
+    from oracle_mpfr import fma_bits
+
+    f = get_format(fmt)
+    x = _random_inputs(fmt, 1500, seed=_seed("affine", fmt))
+    rng = np.random.default_rng(_seed("params", fmt))
+    bad, compared = [], 0
+    for _ in range(30):
+        mul, add = (float(v) for v in _random_inputs(fmt, 3, seed=int(rng.integers(1 << 30)))[1:3])
+        xs = x[rng.integers(0, x.size, size=50)]
+        got = array_to_bits(oracles.evaluate("Affine", [xs], {"mul": mul, "add": add}, [fmt], {})[0].expected, fmt)
+        for xi, g in zip(xs.astype(np.float64).tolist(), got.tolist(), strict=True):
+            want = fma_bits(xi, mul, add, fmt)
+            compared += 1
+            if g != want and not (_is_nan_bits(g, f) and _is_nan_bits(want, f)):
+                bad.append(f"Affine({xi}, mul={mul}, add={add}) {fmt}: oracle {g:#x}, MPFR {want:#x}")
+    for k in (-7, -2, -1, 0, 1, 2, 3, 5, 17, 100, 1 << 20):
+        got = array_to_bits(oracles.evaluate("PowIElementwise", [x], {"exp": k}, [fmt], {})[0].expected, fmt)
+        for xi, g in zip(x.astype(np.float64).tolist(), got.tolist(), strict=True):
+            want = reference_bits("PowElementwise", (xi, float(k)), fmt)
+            compared += 1
+            if g != want and not (_is_nan_bits(g, f) and _is_nan_bits(want, f)):
+                bad.append(f"PowI({xi}, {k}) {fmt}: oracle {g:#x}, MPFR {want:#x}")
+    print(f"Affine + PowI {fmt}: {compared} inputs, {len(bad)} disagreements with MPFR")
+    assert not bad, "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("fmt", ["F32", "F64", "F16", "BF16"])
+@pytest.mark.parametrize("op_kind", ["SumReduce", "MeanReduce"])
+def test_sum_and_mean_random(op_kind, fmt):
+    from oracle_mpfr import sum_bits
+
+    f = get_format(fmt)
+    rng = np.random.default_rng(_seed(op_kind, fmt))
+    bad, compared = [], 0
+    for trial in range(40):
+        n = int(rng.integers(1, 64))
+        if trial % 2:  # wide dynamic range: cancellation and absorption
+            x = _random_inputs(fmt, n + 3, seed=trial)[:n]
+            x = x[np.isfinite(x.astype(np.float64))] if trial % 4 == 1 else x
+        else:
+            x = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20)).astype(f.numpy_dtype)
+        x = x.reshape(1, -1)
+        out = oracles.evaluate(op_kind, [x], {"dims": [1], "keepdim": False}, [fmt], {})[0]
+        g = int(array_to_bits(out.expected, fmt)[0])
+        want = sum_bits(x.astype(np.float64).reshape(-1).tolist(), fmt, mean=op_kind == "MeanReduce")
+        compared += 1
+        if g != want and not (_is_nan_bits(g, f) and _is_nan_bits(want, f)):
+            bad.append(f"{op_kind}({x.astype(np.float64).tolist()}) {fmt}: oracle {g:#x}, MPFR {want:#x}")
+    print(f"{op_kind} {fmt}: {compared} rows, {len(bad)} disagreements with MPFR")
+    assert not bad, "\n".join(bad[:5])
