@@ -10,9 +10,9 @@ harness: an unexpected finding fails, a known divergence (suites/expectations.to
 an expectation that no longer fails is stale.
 
 One exhaustive-sweep subtlety: the executor's poison pattern is itself a quiet NaN bit pattern, so it
-is also one of the 65,536 inputs (as is its signalling twin), and a kernel that propagates NaN
-payloads writes the poison back at those positions. An output equal to the poison where the
-same-format input at that position is the poison, or the poison without its quiet bit, is
+is also one of the 65,536 inputs (as are its signalling and negative twins), and a kernel that
+propagates (or negates) NaN payloads writes the poison back at those positions. An output equal
+to the poison where the same-format input at that position carries the poison's payload is
 therefore not counted as unwritten (the generated cases, which never
 contain the poison, check those kernels' writes).
 """
@@ -171,12 +171,13 @@ def _unwritten(out: np.ndarray, bits: list[np.ndarray], dtype: str, out_dtype: s
     poison = POISON_BITS[out_dtype]
     held = np.ascontiguousarray(out).view(get_format(out_dtype).bits_dtype).reshape(-1) == poison
     if dtype == out_dtype:
-        # a NaN input whose payload (quieted) is the poison comes back as the poison when the
-        # kernel propagates payloads: indistinguishable from an unwritten element
+        # a NaN input carrying the poison's payload (whatever its sign and quiet bit) comes back
+        # as the poison from a kernel that propagates or negates NaNs: indistinguishable from an
+        # unwritten element
         fmt = get_format(dtype)
-        quiet = 1 << (fmt.mantissa_bits - 1)
+        keep = ~((1 << (fmt.bits - 1)) | (1 << (fmt.mantissa_bits - 1)))
         for b in bits:
-            held &= (b.reshape(-1).astype(np.int64) | quiet) != poison
+            held &= (b.reshape(-1).astype(np.int64) & keep) != (poison & keep)
     idx = np.flatnonzero(held)
     if not idx.size:
         return None
@@ -235,7 +236,8 @@ def _verdict(result: SweepResult, contract, backend, dtype, findings, expectatio
     if unexpected:
         first = unexpected[0]
         row.verdict = "fail"
-        row.reason = f"{first.check}: " + first.message.splitlines()[0]
+        head = first.message.splitlines()[0]
+        row.reason = head if head.startswith(f"{first.check}:") else f"{first.check}: {head}"
         result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)
         result.case = _counterexample(result, contract, backend, dtype, first, values)
         if result.case is not None:
