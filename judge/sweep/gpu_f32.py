@@ -129,9 +129,17 @@ def reference_chunk(torch, op_kind: str, xg):
     """(correctly rounded F32 bits as int32 — except where flagged —, F64 reference, flagged mask)."""
     name, _ = REFERENCES[op_kind]
     ref = getattr(torch, name)(xg.double())
+    r_bits, flagged = near_boundary(torch, ref)
+    return r_bits, ref, flagged
+
+
+def near_boundary(torch, ref):
+    """(F32 rounding of ``ref`` as int32 bits, mask of elements within MARGIN_F64_ULPS F64 ulps
+    of an F32 rounding boundary: a midpoint between adjacent F32 values or the overflow
+    threshold)."""
     r = ref.float()
     rd = r.double()
-    inf = torch.tensor(float("inf"), device=xg.device)
+    inf = torch.tensor(float("inf"), device=ref.device)
     up = torch.nextafter(r, inf).double()
     dn = torch.nextafter(r, -inf).double()
     mid_up = (rd + up) * 0.5
@@ -143,9 +151,10 @@ def reference_chunk(torch, op_kind: str, xg):
     # beyond the overflow threshold r is ±inf: the only boundary nearby is the threshold itself
     threshold = float(np.float64(np.finfo(np.float32).max) + 2.0**103)
     dist = torch.where(torch.isinf(r), ref.abs() - threshold, dist)
-    bound = ref.abs() * 2.0 ** (-52 + 4) + 2.0**-1070  # 16 F64 ulps of ref, at least
+    # an F64 ulp of ref is at most |ref|·2^-52 (and at least 2^-1074)
+    bound = (ref.abs() * 2.0**-52 + 2.0**-1074) * MARGIN_F64_ULPS
     flagged = torch.isfinite(ref) & (dist <= bound)
-    return r.view(torch.int32), ref, flagged
+    return r.view(torch.int32), flagged
 
 
 def pure_f32(op_kind: str, x_bits: np.ndarray, rules: dict[str, str]) -> np.ndarray:

@@ -6,8 +6,16 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def table_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("tables")
+def cache_root(tmp_path_factory):
+    """A JUDGE_CACHE_DIR for the session (tables go to its tables/ folder)."""
+    return tmp_path_factory.mktemp("judge-cache")
+
+
+@pytest.fixture(scope="session")
+def table_dir(cache_root):
+    path = cache_root / "tables"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 @pytest.fixture(scope="session")

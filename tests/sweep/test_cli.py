@@ -1,0 +1,57 @@
+"""``judge sweep`` on the command line: summary, exit codes, kernel and backend selection."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from judge.cli import main
+
+
+@pytest.fixture()
+def run(cache_root, exp_bf16_table, monkeypatch):
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(cache_root))
+
+    def invoke(*args):
+        return CliRunner().invoke(main, ["sweep", *args], catch_exceptions=False)
+
+    return invoke
+
+
+def test_sweep_prints_the_summary_and_writes_rows(run, tmp_path):
+    out = tmp_path / "out"
+    result = run("--kernel", "reference-elementwise.fkc.md::exp", "--dtype", "BF16",
+                 "--backend", "numpy", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "65,536 inputs (every bit pattern): PASS" in result.output
+    assert "mismatches: NaN 0, inf 0, signed zero 0" in result.output
+    assert "time: oracle table" in result.output and "(cached)" in result.output
+    rows = json.loads((out / "results.json").read_text())
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    (row,) = rows
+    assert (row["kernel"], row["backend"], row["cases"], row["verdict"]) == ("exp", "numpy", 65536, "pass")
+
+
+def test_a_repeated_kernel_name_is_a_usage_error(run):
+    result = run("--kernel", "neg", "--dtype", "BF16")
+    assert result.exit_code == 2
+    assert "ambiguous" in result.output and "reference-elementwise.fkc.md::neg" in result.output
+
+
+def test_f32_on_a_cpu_backend_is_unsupported_not_silent(run):
+    result = run("--kernel", "reference-elementwise.fkc.md::exp", "--dtype", "F32", "--backend", "numpy")
+    assert result.exit_code == 0
+    assert "unsupported: an exhaustive F32 sweep runs on a CUDA backend" in result.output
+
+
+def test_other_device_needs_cross(run):
+    result = run("--kernel", "vulkan-elementwise.fkc.md::exp", "--dtype", "F16", "--backend", "numpy")
+    assert result.exit_code == 2 and "--cross" in result.output
+
+
+def test_unavailable_backend_is_exit_2(run):
+    result = run("--kernel", "reference-elementwise.fkc.md::exp", "--dtype", "BF16",
+                 "--backend", "no-such-backend")
+    assert result.exit_code == 2 and "unknown backend" in result.output

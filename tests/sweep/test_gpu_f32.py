@@ -1,0 +1,88 @@
+"""The F32 sweep's certified reference and scoring, run on the CPU with small chunks.
+
+The same code runs on a CUDA device (scripts/gpu-sweep-f32.sh); here torch's CPU kernels stand
+in for both the backend and the F64 reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from judge.api import Backend
+from judge.sweep import gpu_f32
+
+torch = pytest.importorskip("torch")
+
+CHUNKS = [0x3F80, 0x0000, 0x7F80, 0x42B0, 0xC2C0]  # of 2^16 inputs: near 1, tiny, inf/NaN, ...
+
+
+def _f64(x: float) -> torch.Tensor:
+    return torch.tensor([x], dtype=torch.float64)
+
+
+def test_elements_near_a_rounding_boundary_are_flagged():
+    mid = 1.0 + 2.0**-24  # between 1 and 1 + 2^-23
+    ulp64 = 2.0**-52
+    for k, flagged in [(0, True), (3, True), (-16, True), (17, False), (-40, False), (2**20, False)]:
+        _, f = gpu_f32.near_boundary(torch, _f64(mid + k * ulp64))
+        assert bool(f[0]) is flagged, k
+    threshold = float(np.finfo(np.float32).max) + 2.0**103  # the overflow boundary
+    assert bool(gpu_f32.near_boundary(torch, _f64(threshold))[1][0])
+    assert bool(gpu_f32.near_boundary(torch, _f64(2.0**-150))[1][0])  # half the smallest subnormal
+    for far in (1.0, 0.0, 3.0 + 2.0**-30, float("inf"), float("nan")):
+        assert not bool(gpu_f32.near_boundary(torch, _f64(far))[1][0]), far
+
+
+def test_rounding_of_the_reference_is_f32_round_to_nearest_even():
+    bits, _ = gpu_f32.near_boundary(torch, _f64(1.0 + 2.0**-24))  # a tie: to even (1.0)
+    assert int(bits[0]) == 0x3F800000
+
+
+class PlusUlps(Backend):
+    """torch's exp, then nudged by some ulps on every 1000th element."""
+
+    name = "nudged"
+    device = "cuda"
+
+    def __init__(self, ulps: int):
+        self.ulps = ulps
+
+    def supports(self, contract, dtypes):
+        return True
+
+    def run(self, contract, call):
+        y = torch.exp(torch.from_numpy(call.inputs[0].to_array())).numpy().view(np.int32).copy()
+        y[::1000] += self.ulps
+        return [y.view(np.float32)]
+
+
+def test_an_honest_kernel_passes(reference):
+    res = gpu_f32.sweep_f32(reference("exp"), PlusUlps(0), chunk_log2=16, chunks=CHUNKS,
+                            device="cpu", log=lambda m: None)
+    assert res.row.verdict == "pass", res.summary()
+    assert res.row.cases == 5 * 65536 and res.metrics["cross_checked"] == 5 * 64
+
+
+def test_errors_beyond_the_bound_fail_with_the_worst_input(reference):
+    res = gpu_f32.sweep_f32(reference("exp"), PlusUlps(3), chunk_log2=16, chunks=CHUNKS,
+                            device="cpu", log=lambda m: None)
+    assert res.row.verdict == "fail" and res.metrics["over_bound"] > 0
+    assert res.row.ulp_max >= 2
+    assert "worst" in res.summary() and "0x" in res.metrics["worst"]
+
+
+def test_flagged_elements_are_settled_by_the_pure_oracle(reference, monkeypatch):
+    monkeypatch.setattr(gpu_f32, "MARGIN_F64_ULPS", 2**19)  # flag one element in 512
+    res = gpu_f32.sweep_f32(reference("exp"), PlusUlps(0), chunk_log2=16, chunks=[0x3F80],
+                            device="cpu", log=lambda m: None)
+    assert res.metrics["settled"] > 50
+    assert res.row.verdict == "pass"
+
+
+def test_support_reasons(reference):
+    from backends.numpy_backend import NumpyBackend
+
+    assert "CUDA backend" in str(gpu_f32.sweep_support(reference("exp"), NumpyBackend()))
+    assert "no certified F64 reference" in str(gpu_f32.sweep_support(reference("relu"), PlusUlps(0)))
+    assert "--cross" in str(gpu_f32.sweep_support(reference("exp"), PlusUlps(0)))
