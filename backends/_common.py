@@ -14,29 +14,6 @@ from typing import Any
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 HALF_DTYPES = ("F16", "BF16")
 
-# OpKinds whose every operand is a float tensor of one dtype T (plus BOOL for Where's cond).
-UNARY = (
-    "NegElementwise", "ReluElementwise", "SqrElementwise", "SqrtElementwise", "ExpElementwise",
-    "SignElementwise", "LogElementwise", "SinElementwise", "CosElementwise", "AbsElementwise",
-    "RecipElementwise", "TanhElementwise", "FloorElementwise", "CeilElementwise",
-    "ErfElementwise", "GeluErfElementwise", "RoundElementwise", "SigmoidElementwise",
-    "SiluElementwise", "GeluElementwise", "StepElementwise", "RsqrtElementwise",
-    "PowIElementwise", "Affine", "ClampElementwise",
-)
-BINARY = (
-    "AddElementwise", "SubElementwise", "MulElementwise", "DivElementwise",
-    "MaximumElementwise", "MinimumElementwise", "PowElementwise", "RemElementwise",
-)
-COMPARE = (
-    "EqualElementwise", "NotEqualElementwise", "LessElementwise", "LessEqualElementwise",
-    "GreaterElementwise", "GreaterEqualElementwise",
-)
-REDUCE = ("SumReduce", "MaxReduce", "MinReduce", "MeanReduce")
-ARG_REDUCE = ("ArgMaxDim", "ArgMinDim")
-REDUCE_TO = ("ReduceSumTo", "ReduceMaxTo", "ReduceMaxToBackward")
-ALL_OP_KINDS = UNARY + BINARY + COMPARE + ("Where",) + REDUCE + ARG_REDUCE + REDUCE_TO
-
-
 @dataclass(frozen=True)
 class OpCall:
     """One kernel invocation as the per-library op tables see it.
@@ -134,9 +111,9 @@ def padded_target(params: Mapping[str, Any], in_shape: Sequence[int]) -> tuple[i
     return (1,) * (len(in_shape) - len(out_shape)) + out_shape
 
 
-def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str) -> bool | str:
-    """True if the adapter's table covers ``op_kind`` over ``dtypes``, else why not."""
-    if op_kind not in ALL_OP_KINDS:
+def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wired) -> bool | str:
+    """True if ``op_kind`` is in the adapter's table ``wired`` and ``dtypes`` are covered."""
+    if op_kind not in wired:
         return f"{library} adapter has no kernel wired for OpKind {op_kind!r}"
     bad = [d for d in dtypes if d not in FLOAT_DTYPES and not (d == "BOOL" and op_kind == "Where")]
     if bad:

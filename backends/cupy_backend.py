@@ -78,7 +78,9 @@ class CupyBackend(Backend):
         return True
 
     def supports(self, contract, dtypes) -> bool | str:
-        return check_dtypes(contract.op_kind, dtypes, library="cupy")
+        from backends._xp_ops import XP_TABLE
+
+        return check_dtypes(contract.op_kind, dtypes, library="cupy", wired=XP_TABLE)
 
     def run(self, contract, call):
         import numpy as np

@@ -48,7 +48,9 @@ class NumpyBackend(Backend):
         return True
 
     def supports(self, contract, dtypes) -> bool | str:
-        return check_dtypes(contract.op_kind, dtypes, library="numpy")
+        from backends._xp_ops import XP_TABLE
+
+        return check_dtypes(contract.op_kind, dtypes, library="numpy", wired=XP_TABLE)
 
     def run(self, contract, call):
         import numpy as np

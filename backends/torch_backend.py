@@ -76,7 +76,9 @@ class TorchBackend(Backend):
         return True
 
     def supports(self, contract, dtypes) -> bool | str:
-        ok = check_dtypes(contract.op_kind, dtypes, library="torch")
+        from backends._torch_ops import TORCH_TABLE
+
+        ok = check_dtypes(contract.op_kind, dtypes, library="torch", wired=TORCH_TABLE)
         if ok is not True:
             return ok
         if contract.handles_strided and any(i.layout.reverse_strides for i in contract.inputs):

@@ -314,3 +314,12 @@ def test_registry_lists_the_four_adapters():
     for b in NumpyBackend(), TorchBackend("torch-cuda", "cuda"):
         reg.register(b)
     assert reg.backends["torch-cuda"].device == "cuda"
+
+
+def test_numpy_api_and_torch_tables_wire_the_same_op_kinds():
+    from backends._torch_ops import TORCH_TABLE
+    from backends._xp_ops import XP_TABLE
+
+    assert set(XP_TABLE) == set(TORCH_TABLE)
+    suite_kinds = {c.op_kind for c in suite()}
+    assert suite_kinds <= set(XP_TABLE), sorted(suite_kinds - set(XP_TABLE))
