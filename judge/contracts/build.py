@@ -194,7 +194,6 @@ class _Builder:
         inputs = self._inputs(accept, registrable)
         op_params = self._op_params(accept)
         outputs = self._outputs(ret, inputs, op_params, registrable)
-        self._shape_constraints(accept, inputs, outputs, op_params)
         caps = self._caps()
         cost = self._cost()
         precision = self._precision()
@@ -225,6 +224,7 @@ class _Builder:
 
     def _inputs(self, accept, registrable) -> list[InputSpec]:
         path = ("accept", "inputs")
+        names = self._referable_names(accept)
         items = accept.get("inputs")
         if items is None:
             if registrable and accept:
@@ -247,9 +247,14 @@ class _Builder:
             dtypes = self._dtypes(item, ipath)
             layout = self._layout(item, ipath)
             rank = self._rank(item, ipath)
+            shape = None
+            if item.get("shape_constraint") is not None:
+                shape = self._shape_constraint(item, ipath, names)
+                if shape is None:
+                    continue
             if name is None or dtypes is None or layout is None or rank is None:
                 continue
-            specs.append(InputSpec(name, dtypes, layout, rank, None, self.f.line(ipath)))
+            specs.append(InputSpec(name, dtypes, layout, rank, shape, self.f.line(ipath)))
         return specs
 
     def _dtypes(self, item, ipath) -> tuple[str, ...] | None:
@@ -347,37 +352,31 @@ class _Builder:
             out.append(ParamField(str(name), kind or "", constraint, note))
         return OpParams(variant, tuple(out))
 
-    def _shape_constraints(self, accept, inputs, outputs, op_params) -> None:
-        items = accept.get("inputs")
-        if not isinstance(items, list):
-            return
-        # Names as declared, so an operand that failed to parse does not cascade into more errors.
-        outs = self.tree.get("return", {}).get("outputs") if isinstance(
-            self.tree.get("return"), dict) else None
-        names = set(_names(items)) | set(_names(outs))
-        names |= {o.name for o in outputs} | {f.name for f in op_params.fields}
-        by_name = {spec.name: spec for spec in inputs}
-        for index, item in enumerate(items):
-            if not isinstance(item, dict) or item.get("shape_constraint") is None:
-                continue
-            path = ("accept", "inputs", index, "shape_constraint")
-            text = str(item["shape_constraint"])
-            match = _SHAPE_REF.match(text.strip())
-            if match is None:
-                constraint = ShapeConstraint("free", None, text)
-            else:
-                kind, ref = match.groups()
-                ref = PARAM_ALIASES.get(ref, ref) if ref not in names else ref
-                if ref not in names:
-                    self.f.error(path, f"{kind}={match.group(2)} names an unknown operand "
-                                       f"(known: {', '.join(sorted(names)) or 'none'})")
-                    continue
-                constraint = ShapeConstraint(kind, ref, text)
-            spec = by_name.get(next(iter(_names([item])), None))
-            if spec is not None:
-                index_in = inputs.index(spec)
-                inputs[index_in] = InputSpec(spec.name, spec.dtypes, spec.layout, spec.rank,
-                                             constraint, spec.line)
+    def _referable_names(self, accept) -> set[str]:
+        """What ``same_as=X`` / ``broadcast_to=X`` may name: inputs, outputs and op params, as
+        declared (so an operand that fails to parse does not cascade into more errors)."""
+        ret = self.tree.get("return")
+        params = accept.get("op_params")
+        fields = params.get("fields") if isinstance(params, dict) else None
+        names = set(_names(accept.get("inputs")))
+        names |= set(_names(ret.get("outputs") if isinstance(ret, dict) else None))
+        names |= {k for k in fields if isinstance(k, str)} if isinstance(fields, dict) else set()
+        return names
+
+    def _shape_constraint(self, item, ipath, names) -> ShapeConstraint | None:
+        path = ipath + ("shape_constraint",)
+        text = str(item["shape_constraint"])
+        match = _SHAPE_REF.match(text.strip())
+        if match is None:
+            return ShapeConstraint("free", None, text)
+        kind, ref = match.groups()
+        if ref not in names:
+            ref = PARAM_ALIASES.get(ref, ref)
+        if ref not in names:
+            self.f.error(path, f"{kind}={match.group(2)} names an unknown operand "
+                               f"(known: {', '.join(sorted(names)) or 'none'})")
+            return None
+        return ShapeConstraint(kind, ref, text)
 
     # -- return ----------------------------------------------------------------------------
 
