@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from judge.contracts.model import ParamConstraint
 
@@ -42,8 +43,12 @@ VOCABULARY: tuple[ConstraintPhrase, ...] = (
                      _none, "left-pad-1 to input rank; each axis == input size OR 1"),
 )
 
-_COMPILED = tuple((p, re.compile(p.pattern + r"$", re.IGNORECASE)) for p in VOCABULARY)
-_CHAIN = re.compile(r"product == (\w+)\.elem_count((?: == \w+\.elem_count)+)$", re.IGNORECASE)
+_CHAIN = r"product == (\w+)\.elem_count((?: == \w+\.elem_count)+)$"
+
+
+@cache
+def _compiled() -> tuple[tuple[ConstraintPhrase, re.Pattern], ...]:
+    return tuple((p, re.compile(p.pattern + r"$", re.IGNORECASE)) for p in VOCABULARY)
 
 
 def parse_constraint(text: str) -> ParamConstraint:
@@ -71,11 +76,11 @@ def parse_constraint(text: str) -> ParamConstraint:
 
 
 def _match(phrase: str) -> ParamConstraint | None:
-    for entry, regex in _COMPILED:
+    for entry, regex in _compiled():
         match = regex.match(phrase)
         if match:
             return ParamConstraint(entry.kind, entry.value(match), phrase)
-    chain = _CHAIN.match(phrase)
+    chain = re.match(_CHAIN, phrase, re.IGNORECASE)
     if chain:
         # "product == x.elem_count == out.elem_count": the product equals both counts.
         names = [chain.group(1), *re.findall(r"(\w+)\.elem_count", chain.group(2))]

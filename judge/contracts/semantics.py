@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from judge.contracts.model import SEMANTIC_VALUES, Rule, Semantics
 
@@ -55,14 +56,16 @@ VOCABULARY: tuple[Phrase, ...] = (
            "truncated remainder"),
 )
 
-_COMPILED = tuple((p, re.compile(p.pattern, re.IGNORECASE)) for p in VOCABULARY)
+@cache
+def _compiled() -> tuple[tuple[Phrase, re.Pattern], ...]:
+    return tuple((p, re.compile(p.pattern, re.IGNORECASE)) for p in VOCABULARY)
 
 
 def phrase_rule(key: str, text: str | None) -> tuple[str, str] | None:
     """(value, matched text) of the first vocabulary entry for ``key`` found in ``text``."""
     if not text:
         return None
-    for phrase, regex in _COMPILED:
+    for phrase, regex in _compiled():
         if phrase.key != key:
             continue
         match = regex.search(text)
