@@ -81,7 +81,9 @@ class Findings:
 
 def normalise(value: Any, node: Node, path: tuple, findings: Findings | None) -> Any:
     """Keys in schema order (unknown keys after, as written; lint warns about them)."""
-    if node.is_map and isinstance(value, dict):
+    if node.kind == "leaf":
+        return value
+    if node.kind == "map" and isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, child in node.keys.items():
             if key in value:
@@ -97,7 +99,7 @@ def normalise(value: Any, node: Node, path: tuple, findings: Findings | None) ->
                                                  f"kept in the tree, ignored by the Judge)")
                 out[key] = item
         return out
-    if node.is_list and isinstance(value, list):
+    if node.kind == "list" and isinstance(value, list):
         return [normalise(v, node.item or Node("leaf"), path + (i,), findings)
                 for i, v in enumerate(value)]
     return value
