@@ -38,7 +38,7 @@ from judge.contracts.model import (
 )
 from judge.contracts.params import parse_constraint, unknown_parts
 from judge.contracts.schema import BLOCK, LAYOUT_FLAGS, Node
-from judge.contracts.semantics import derive
+from judge.contracts.semantics import derive, oracle_defaults
 from judge.formats import FORMATS
 
 DETERMINISM = ("bitwise", "same_hardware_bitwise", "nondeterministic")
@@ -211,7 +211,11 @@ class _Builder:
             return None
         if revision in (None, "auto"):
             revision = revision_hash(t, self.provider.revision_base)
-        semantics = derive(declared, blurb, precision.notes, op_kind, self.defaults_for)
+        defaults = oracle_defaults(op_kind, self.defaults_for) if op_kind else None
+        if registrable and op_kind and defaults is None:
+            self.f.warn(("op_kind",), f"the oracle has no definition for OpKind {op_kind!r}; "
+                                      "the Judge cannot run this contract")
+        semantics = derive(declared, blurb, precision.notes, defaults)
         location = Location(self.f.file, self.f.line(("kernel",)))
         return Contract(
             kernel=kernel, location=location, registrable=registrable, op_kind=op_kind,

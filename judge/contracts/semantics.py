@@ -78,11 +78,10 @@ def derive(
     declared: Mapping[str, str] | None,
     blurb: str | None,
     notes: str | None,
-    op_kind: str | None,
-    defaults_for: Callable[[str | None], Mapping[str, str] | None] | None = None,
+    defaults: Mapping[str, str] | None,
 ) -> Semantics:
-    """The four rules with their sources. ``declared`` values are assumed validated."""
-    defaults = _defaults(op_kind, defaults_for)
+    """The four rules with their sources. ``declared`` values are assumed validated;
+    ``defaults`` are the OpKind's (``oracle_defaults``), None when it has none."""
     rules: dict[str, Rule] = {}
     for key in RULE_KEYS:
         rules[key] = _decide(key, declared or {}, blurb, notes, defaults)
@@ -102,7 +101,11 @@ def _decide(key, declared, blurb, notes, defaults) -> Rule:
     return Rule("unspecified", "unspecified", "")
 
 
-def _defaults(op_kind, defaults_for):
+def oracle_defaults(
+    op_kind: str | None,
+    defaults_for: Callable[[str | None], Mapping[str, str] | None] | None = None,
+) -> Mapping[str, str] | None:
+    """The OpKind's default rules from ``oracles`` (None: the oracle does not define it)."""
     if defaults_for is None:
         import oracles
 

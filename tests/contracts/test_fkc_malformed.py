@@ -11,7 +11,7 @@ FILE = "reduce.fkc.md"
 
 
 def load(*blocks: str, front: str = ""):
-    return load_text(fkc_file(*blocks, front=front), FILE, defaults_for=lambda op_kind: None)
+    return load_text(fkc_file(*blocks, front=front), FILE, defaults_for=lambda op_kind: {})
 
 
 def mutate(block: str, old: str, new: str) -> str:
@@ -322,3 +322,12 @@ def test_block_mapping_on_the_key_line_is_bad_yaml():
 def test_collection_as_a_mapping_key_is_bad_yaml():
     check(mutate(REDUCE, "dtypes: [F32, F64]", "dtypes: {[F32]: 1}"), "dtypes: {[F32]",
           "accept.inputs[0].dtypes", "bad YAML")
+
+
+def test_op_kind_without_an_oracle_definition_warns():
+    block = mutate(REDUCE, "op_kind: SumReduce", "op_kind: SumReduse")
+    result = load_text(fkc_file(block), FILE, defaults_for=lambda op_kind: None)
+    warning = only_warning(result)
+    assert (warning.line, warning.field) == (line_of(fkc_file(block), "op_kind: SumReduse"),
+                                             "op_kind")
+    assert "no definition for OpKind 'SumReduse'" in warning.message

@@ -64,7 +64,7 @@ def damaged(draw):
 @given(damaged())
 def test_damaged_blocks_load_or_fail_cleanly(block):
     result = load_text(fkc_file(block, ADD.replace("add_cpu", "add_other")), "x.fkc.md",
-                       defaults_for=lambda k: None)
+                       defaults_for=lambda op_kind: {})
     assert all(isinstance(e, ContractError) and e.file == "x.fkc.md" and e.line for e in
                result.errors)
     assert all(isinstance(w, LintWarning) for w in result.warnings)

@@ -133,7 +133,7 @@ provider:
 
 
 def load_one(block: str, front: str):
-    result = load_text(fkc_file(block, front=front), "sum.fkc.md", defaults_for=lambda k: None)
+    result = load_text(fkc_file(block, front=front), "sum.fkc.md", defaults_for=lambda op_kind: {})
     assert result.errors == [] and result.warnings == [], [str(e) for e in result.errors]
     (contract,) = result.contracts
     return contract

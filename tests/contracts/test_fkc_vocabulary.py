@@ -8,7 +8,7 @@ from judge.contracts import cost
 from judge.contracts.model import SEMANTIC_VALUES
 from judge.contracts.params import VOCABULARY as CONSTRAINTS
 from judge.contracts.params import parse_constraint
-from judge.contracts.semantics import VOCABULARY, derive, phrase_rule
+from judge.contracts.semantics import VOCABULARY, derive, oracle_defaults, phrase_rule
 
 
 @pytest.mark.parametrize("phrase", VOCABULARY, ids=lambda p: f"{p.key}-{p.example}")
@@ -18,21 +18,16 @@ def test_every_semantic_phrase_is_recognised(phrase):
     assert phrase_rule(phrase.key, text)[0] == phrase.value
 
 
-def no_defaults(op_kind):
-    return None
-
-
 def test_order_semantics_then_blurb_then_notes_then_default():
     defaults = {"nan": "propagate", "ties": "first_index"}
-    rules = derive({"nan": "to_zero"}, "NaN-as-missing", "NaN-propagating", "X",
-                   lambda k: defaults)
+    rules = derive({"nan": "to_zero"}, "NaN-as-missing", "NaN-propagating", defaults)
     assert (rules.nan.value, rules.nan.source) == ("to_zero", "semantics")
-    rules = derive({}, "max, NaN-as-missing", "NaN-propagating", "X", lambda k: defaults)
+    rules = derive({}, "max, NaN-as-missing", "NaN-propagating", defaults)
     assert (rules.nan.value, rules.nan.source, rules.nan.evidence) == (
         "ignore", "blurb", "NaN-as-missing")
-    rules = derive({}, "max", "NaN-propagating (torch parity)", "X", lambda k: defaults)
+    rules = derive({}, "max", "NaN-propagating (torch parity)", defaults)
     assert (rules.nan.value, rules.nan.source) == ("propagate", "notes")
-    rules = derive({}, "max", "exact", "X", lambda k: defaults)
+    rules = derive({}, "max", "exact", defaults)
     assert (rules.nan.value, rules.nan.source) == ("propagate", "default")
     assert (rules.ties.value, rules.ties.source) == ("first_index", "default")
     assert (rules.remainder.value, rules.remainder.source) == ("unspecified", "unspecified")
@@ -41,25 +36,24 @@ def test_order_semantics_then_blurb_then_notes_then_default():
 def test_corrected_note_keeps_the_current_claim():
     note = ("NaN-propagating (torch parity) - NaN if either operand is NaN. Corrected: this note "
             "previously said NaN-as-missing.")
-    assert derive({}, None, note, None, no_defaults).nan.value == "propagate"
+    assert derive({}, None, note, None).nan.value == "propagate"
 
 
 def test_truncation_in_a_multiply_note_is_not_a_remainder_rule():
     note = "bf16/f16 widen to f32 then narrow (avoids intermediate truncation)."
-    assert derive({}, None, note, None, no_defaults).remainder.value == "unspecified"
+    assert derive({}, None, note, None).remainder.value == "unspecified"
     assert phrase_rule("remainder", "C-style truncated remainder") == ("truncated",
                                                                        "truncated remainder")
 
 
 def test_relu_nan_rule_comes_from_its_comparison():
     note = "Exact select: passes x or +0.0. NaN passes through (NaN > 0 is false => returns 0)."
-    assert derive({}, None, note, None, no_defaults).nan.value == "to_zero"
+    assert derive({}, None, note, None).nan.value == "to_zero"
 
 
-def test_oracle_table_is_consulted_by_default():
-    # The real table may or may not define the OpKind yet; either answer is a valid source.
-    rules = derive({}, None, None, "NoSuchOpKind", None)
-    assert rules.nan.source == "unspecified"
+def test_oracle_defaults_come_from_the_oracle_table():
+    assert oracle_defaults("NoSuchOpKind") is None
+    assert oracle_defaults("X", lambda k: {"nan": "ignore"}) == {"nan": "ignore"}
 
 
 @pytest.mark.parametrize("entry", CONSTRAINTS, ids=lambda e: e.kind)
