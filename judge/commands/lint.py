@@ -26,8 +26,12 @@ def command(paths: tuple[str, ...]) -> None:
     for warning in result.warnings:
         click.echo(f"warning: {warning}")
     click.echo(
-        f"{result.blocks} blocks ({len(result.registrable)} registrable, "
-        f"{len(result.describe_only)} describe-only) in {len(result.files)} files: "
-        f"{len(result.errors)} errors, {len(result.warnings)} warnings"
+        f"{_count(result.blocks, 'block')} ({len(result.registrable)} registrable, "
+        f"{len(result.describe_only)} describe-only) in {_count(len(result.files), 'file')}: "
+        f"{_count(len(result.errors), 'error')}, {_count(len(result.warnings), 'warning')}"
     )
     sys.exit(1 if result.errors else 0)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

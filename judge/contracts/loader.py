@@ -146,6 +146,9 @@ def load_text(text: str, filename: str, *, suite: str = "", defaults_for=None) -
             continue
         first_seen[contract.kernel] = contract.location.line
         contracts.append(contract)
+    result.blocks += raw.unterminated
+    result.errors.sort(key=lambda e: e.line or 0)
+    result.warnings.sort(key=lambda w: w.line or 0)
     result.contracts = contracts
     result.files.append(ContractFile(filename, provider, fkc_version, tuple(contracts)))
     return result

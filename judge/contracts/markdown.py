@@ -29,6 +29,7 @@ class RawFile:
     front_matter_line: int  # file line number of the first front-matter line
     blocks: tuple[RawBlock, ...]
     errors: tuple[ContractError, ...]
+    unterminated: int = 0  # fkc blocks never closed (reported in ``errors``)
 
 
 def split_markdown(text: str, filename: str) -> RawFile:
@@ -70,7 +71,8 @@ def split_markdown(text: str, filename: str) -> RawFile:
         if info == "fkc":
             blocks.append(RawBlock(tuple(lines[i + 1:end]), i + 2, section))
         i = end + 1
-    return RawFile(tuple(front), 2, tuple(blocks), tuple(errors))
+    unterminated = sum(1 for e in errors if e.field == "fence")
+    return RawFile(tuple(front), 2, tuple(blocks), tuple(errors), unterminated)
 
 
 _KERNEL_LINE = re.compile(r"^\s*kernel:\s*[\"']?([\w.:-]+)")

@@ -44,7 +44,7 @@ def test_lint_reports_every_error_and_exits_1(tmp_path):
     assert lines[0].endswith("sum_reduce_cpu accept.inputs[0].rank: '2..4' is not a rank "
                              "(use any, N or A..=B)")
     assert "add_cpu accept.inputs[0].dtypes[0]: unknown dtype 'F99'" in lines[1]
-    assert lines[-1] == "2 blocks (0 registrable, 0 describe-only) in 1 files: 2 errors, 0 warnings"
+    assert lines[-1] == "2 blocks (0 registrable, 0 describe-only) in 1 file: 2 errors, 0 warnings"
 
 
 def test_lint_unreadable_path_exits_2(tmp_path):
