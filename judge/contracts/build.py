@@ -46,6 +46,7 @@ AWKWARD_LAYOUT_STRATEGIES = ("requires_contiguous", "handles_strided")
 # The seeds name the ``output_shape`` op param ``out_shape`` in a shape constraint.
 PARAM_ALIASES = {"out_shape": "output_shape", "in_shape": "input_shape"}
 REDUCE_BY = ("dims", "output_shape")
+PARAM_KINDS = ("Vec<usize>", "bool", "f32", "f64", "i32", "i64", "u32", "usize")
 
 _RANK_RANGE = re.compile(r"^(\d+)\.\.=(\d+)$")
 _SHAPE_REF = re.compile(r"^(same_as|broadcast_to)=([A-Za-z_]\w*)$")
@@ -343,6 +344,9 @@ class _Builder:
                                     f"got {spec!r}")
                 continue
             kind = self._get(spec, fpath, "kind", (str,), required=True, what="a field kind")
+            if kind is not None and kind not in PARAM_KINDS:
+                self.f.warn(fpath + ("kind",), f"field kind {kind!r} is not one the Judge "
+                                               f"generates values for ({', '.join(PARAM_KINDS)})")
             note = self._get(spec, fpath, "note", (str,), what="a string")
             constraint = None
             if spec.get("constraint") is not None:

@@ -174,6 +174,10 @@ def _front_matter(raw, filename, result) -> tuple[object, Provider]:
     for path, line in parsed.unknown:
         result.warnings.append(LintWarning(filename, line, None, format_path(path),
                                            "unknown front-matter key (ignored)"))
+    if tree.get("fkc_version") not in (None, 1):
+        result.warnings.append(LintWarning(
+            filename, parsed.lines.get(("fkc_version",)), None, "fkc_version",
+            f"fkc_version {tree['fkc_version']!r} is not one this loader knows (1)"))
     provider = tree.get("provider") or {}
     if not isinstance(provider, dict):
         result.errors.append(ContractError(filename, parsed.lines.get(("provider",)), None,

@@ -331,3 +331,15 @@ def test_op_kind_without_an_oracle_definition_warns():
     assert (warning.line, warning.field) == (line_of(fkc_file(block), "op_kind: SumReduse"),
                                              "op_kind")
     assert "no definition for OpKind 'SumReduse'" in warning.message
+
+
+def test_unknown_param_kind_warns():
+    block = mutate(REDUCE, "keepdim: { kind: bool }", "keepdim: { kind: boolean }")
+    warning = only_warning(load(block))
+    assert (warning.line, warning.field) == (line_of(fkc_file(block), "kind: boolean"),
+                                             "accept.op_params.fields.keepdim.kind")
+
+
+def test_unknown_fkc_version_warns():
+    warning = only_warning(load(ADD, front="fkc_version: 7"))
+    assert (warning.line, warning.field) == (2, "fkc_version")
