@@ -100,3 +100,14 @@ def test_support_reasons(reference, suite):
     assert "--cross" in str(sweep_support(vk, NumpyBackend(), "F16"))
     (argmax,) = suite.find("argmax_dim_cpu")
     assert "elementwise" in str(sweep_support(argmax, NumpyBackend(), "BF16"))
+
+
+def test_binary_kernel_sweeps_every_grid_pair(reference, table_dir):
+    from backends.numpy_backend import NumpyBackend
+    from judge.sweep.inputs import grid_values
+
+    result = sweep(reference("add"), NumpyBackend(), "F16", grid_size=64, table_dir=table_dir)
+    n = grid_values("F16", 64).size
+    assert result.input_set == "grid64" and result.row.cases == n * n
+    assert result.row.verdict == "pass", result.message
+    assert result.row.ulp_max == 0
