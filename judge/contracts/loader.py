@@ -12,7 +12,7 @@ from judge.contracts.build import build_contract, normalise
 from judge.contracts.errors import ContractError, LintWarning, format_path
 from judge.contracts.markdown import kernel_hint, split_markdown
 from judge.contracts.model import Contract, ContractFile, Provider
-from judge.contracts.schema import FRONT_MATTER
+from judge.contracts.schema import BLOCK, FRONT_MATTER
 
 SUFFIX = ".fkc.md"
 
@@ -126,7 +126,7 @@ def load_text(text: str, filename: str, *, suite: str = "", defaults_for=None) -
         result.blocks += 1
         hint = kernel_hint(block.lines)
         try:
-            parsed = parse_block(block.lines, block.first_line, _block_schema())
+            parsed = parse_block(block.lines, block.first_line, BLOCK)
         except BlockSyntaxError as exc:
             result.errors.append(ContractError(filename, exc.line, hint,
                                                format_path(exc.path) or None, exc.message))
@@ -136,28 +136,24 @@ def load_text(text: str, filename: str, *, suite: str = "", defaults_for=None) -
             kernel_hint=hint, suite=suite, section=block.section, defaults_for=defaults_for)
         result.warnings += findings.warnings
         result.errors += findings.errors
-        if contract is None:
-            continue
-        if contract.kernel in first_seen:
-            result.errors.append(ContractError(
-                filename, contract.location.line, contract.kernel, "kernel",
-                f"duplicate kernel name {contract.kernel!r} in this file (first at line "
-                f"{first_seen[contract.kernel]})"))
-            continue
-        first_seen[contract.kernel] = contract.location.line
-        contracts.append(contract)
+        name = parsed.tree.get("kernel")
+        if isinstance(name, str):
+            line = parsed.lines.get(("kernel",), block.first_line)
+            if name in first_seen:
+                # Even when the first block failed: fixing it must not reveal a clash later.
+                result.errors.append(ContractError(
+                    filename, line, name, "kernel", f"duplicate kernel name {name!r} in this "
+                    f"file (first at line {first_seen[name]})"))
+                continue
+            first_seen[name] = line
+        if contract is not None:
+            contracts.append(contract)
     result.blocks += raw.unterminated
     result.errors.sort(key=lambda e: e.line or 0)
     result.warnings.sort(key=lambda w: w.line or 0)
     result.contracts = contracts
     result.files.append(ContractFile(filename, provider, fkc_version, tuple(contracts)))
     return result
-
-
-def _block_schema():
-    from judge.contracts.schema import BLOCK
-
-    return BLOCK
 
 
 def _front_matter(raw, filename, result) -> tuple[object, Provider]:

@@ -343,3 +343,14 @@ def test_unknown_param_kind_warns():
 def test_unknown_fkc_version_warns():
     warning = only_warning(load(ADD, front="fkc_version: 7"))
     assert (warning.line, warning.field) == (2, "fkc_version")
+
+
+def test_duplicate_kernel_name_after_a_broken_block():
+    broken = mutate(REDUCE, "rank: any", "rank: 2..4")
+    result = load(broken, REDUCE)
+    text = fkc_file(broken, REDUCE)
+    assert [(e.line, e.field) for e in result.errors] == [
+        (line_of(text, "rank: 2..4"), "accept.inputs[0].rank"),
+        (line_of(text, "kernel: sum_reduce_cpu", 2), "kernel"),
+    ]
+    assert result.contracts == []
