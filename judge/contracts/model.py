@@ -253,6 +253,10 @@ class Contract:
     section: str = ""  # the ``## `` heading the block sits under
     spelling: str = ""  # "indented" | "flattened": how the block was written
 
+    def __hash__(self) -> int:
+        # The tree and cost hold dicts; a contract is identified by where it is and what it says.
+        return hash((self.location.file, self.kernel, self.revision))
+
     @property
     def describe_only(self) -> bool:
         return not self.registrable

@@ -194,3 +194,12 @@ def test_location_and_suite():
     text = fkc_file(FLAT, front=FRONT).splitlines()
     assert text[contract.location.line - 1] == "kernel: reduce_sum_to_cpu"
     assert contract.section == "block 0"
+
+
+def test_contracts_hash_and_pickle():
+    import pickle
+
+    contract = load_one(FLAT, FRONT)
+    again = pickle.loads(pickle.dumps(contract))
+    assert again == contract and hash(again) == hash(contract)
+    assert len({contract, again}) == 1
