@@ -354,3 +354,13 @@ def test_duplicate_kernel_name_after_a_broken_block():
         (line_of(text, "kernel: sum_reduce_cpu", 2), "kernel"),
     ]
     assert result.contracts == []
+
+
+def test_errors_survive_pickling_for_xdist_workers():
+    import pickle
+
+    error = only_error(load(mutate(REDUCE, "rank: any", "rank: 2..4")))
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.file, again.line, again.kernel, again.field, again.message) == (
+        error.file, error.line, error.kernel, error.field, error.message)
+    assert str(again) == str(error)
