@@ -13,7 +13,11 @@ import click
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path())
 def command(paths: tuple[str, ...]) -> None:
-    """Validate contract files (default: the embedded suite)."""
+    """Validate contract files (default: the embedded suite).
+
+    Prints every error and warning as FILE:LINE KERNEL FIELD: MESSAGE, then a summary.
+    Exit 1 on any contract error, 2 when a path cannot be read.
+    """
     from judge.contracts.loader import load_paths
 
     try:

@@ -39,7 +39,10 @@ def cell(backend, contract, dtypes) -> str:
 @click.option("--plugin", "plugins", multiple=True, help="Plugin module or file. Repeatable.")
 @click.option("--cross", is_flag=True, help="Also show backends of other devices.")
 def command(contracts, backends, plugins, cross) -> None:
-    """Which backend runs which contract at which dtype."""
+    """Which backend runs which contract at which dtype.
+
+    One row per registrable contract x backend x dtype: "runs" or "unsupported: <reason>".
+    """
     from judge.contracts.loader import load_paths
     from judge.registry import BackendSelectionError, default_registry
 

@@ -18,7 +18,11 @@ import click
               help="Contract file or directory (default: the embedded suite). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the normalised tree as JSON.")
 def command(kernel: str, contracts: tuple[str, ...], as_json: bool) -> None:
-    """Show one contract as the Judge understands it."""
+    """Show one contract as the Judge understands it.
+
+    KERNEL is a kernel name, or FILE::kernel where a name repeats across files. The output
+    includes the derived NaN, tie, rounding and remainder rules and the source of each.
+    """
     from judge.contracts.describe import describe, tree_json
     from judge.contracts.loader import load_paths
 
