@@ -120,8 +120,13 @@ def _sixteen_bit(contract, backend, dtype, processes, grid_size, cross):
         expectations = load_expectations()
     except ExpectationsError as exc:
         raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
+    def announce(spec, path):
+        size = "65,536 inputs" if spec.input_set == "all" else f"the {spec.input_set} pairs"
+        click.echo(f"building the {spec.op_kind} {spec.in_dtype} oracle table over {size} with "
+                   f"{processes} process(es), once; cached as {path}", err=True)
+
     result = sweep(contract, backend, dtype, processes=processes, grid_size=grid_size,
-                   expectations=expectations)
+                   expectations=expectations, on_build=announce)
     text = summary_text(contract, backend, dtype, result)
     sample = result.score.ulp_real[:20000] if result.score is not None else None
     return result.row, text, result.case, (np.asarray(sample) if sample is not None else None)

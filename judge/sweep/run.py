@@ -109,7 +109,7 @@ def _tensor(bits: np.ndarray, dtype: str, shape: tuple[int, ...]) -> TensorArg:
 
 def sweep(contract: Contract, backend: Backend, dtype: str, *, processes: int = 2,
           grid_size: int = GRID_SIZE, expectations: Expectations | None = None,
-          table_dir=None) -> SweepResult:
+          table_dir=None, on_build=None) -> SweepResult:
     """Sweep one kernel on one backend; never raises for a conformance failure."""
     import oracles
 
@@ -129,7 +129,7 @@ def sweep(contract: Contract, backend: Backend, dtype: str, *, processes: int = 
     spec = tables.TableSpec.of(contract.op_kind, dtype, out_dtype, input_set, rules_of(contract))
 
     t = time.perf_counter()
-    table = tables.get(spec, processes=processes, directory=table_dir)
+    table = tables.get(spec, processes=processes, directory=table_dir, on_build=on_build)
     tables.cross_check(table)
     result.timings["table"] = time.perf_counter() - t
     result.table_cached = table.from_cache

@@ -273,11 +273,17 @@ def load(spec: TableSpec, directory: Path | None = None) -> OracleTable | None:
                            from_cache=True, path=path)
 
 
-def get(spec: TableSpec, *, processes: int = 2, directory: Path | None = None) -> OracleTable:
-    """The table for ``spec``: from the cache, else built with the pure oracle and cached."""
+def get(spec: TableSpec, *, processes: int = 2, directory: Path | None = None,
+        on_build=None) -> OracleTable:
+    """The table for ``spec``: from the cache, else built with the pure oracle and cached.
+
+    ``on_build(spec, path)`` is called before a build starts (builds take seconds to minutes).
+    """
     table = load(spec, directory)
     if table is not None:
         return table
+    if on_build is not None:
+        on_build(spec, (directory or cache_dir()) / spec.file_name(oracle_digest()))
     (table,) = build([spec], processes=processes)
     path = save(table, directory)
     return OracleTable(table.spec, table.bits, table.hi, table.lo, table.has_exact, table.tiny,
