@@ -61,7 +61,7 @@ class TensorArg:
 
     def to_array(self) -> np.ndarray:
         """A fresh contiguous copy of the logical tensor."""
-        return np.ascontiguousarray(self.view())
+        return np.array(self.view(), order="C", copy=True)  # keeps rank 0 (ascontiguousarray would not)
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -112,7 +112,8 @@ def _fresh(t: TensorArg) -> TensorArg:
 
 
 def _bits(a: np.ndarray, dtype: str) -> np.ndarray:
-    return np.ascontiguousarray(a).view(get_format(dtype).bits_dtype)
+    a = np.asarray(a)
+    return np.ascontiguousarray(a).view(get_format(dtype).bits_dtype).reshape(a.shape)
 
 
 def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict,

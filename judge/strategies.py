@@ -152,6 +152,6 @@ def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget(
         recipe = draw(layout_recipe(shape))
         stored = draw(value_array(dt, storage_shape(shape, recipe), hints))
         inputs.append(build_view(stored, shape, recipe, dt))
-        values.append(np.ascontiguousarray(np.broadcast_to(stored, shape)))
+        values.append(np.array(np.broadcast_to(stored, shape), order="C", copy=True))
         recipes.append(recipe)
     return Case(dtype, tuple(inputs), tuple(values), tuple(recipes), params)
