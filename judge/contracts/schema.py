@@ -38,7 +38,7 @@ class Node:
         return node if node is not None else self.entry
 
     def admits(self, key: str, value: object, *, flattened: bool) -> bool:
-        if not self.is_map:
+        if self.kind != "map":
             return False
         if key in self.keys:
             return True
