@@ -8,6 +8,7 @@ means) or the sanity bound. An element equal to the correctly rounded result alw
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -38,6 +39,14 @@ class Score:
     implausible: int = 0
     findings: list[Finding] = field(default_factory=list)
     reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
+
+
+def _f(x) -> float:
+    """float() of an exact value, saturating to ±inf beyond F64's range instead of raising."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
 
 
 def bound_kind(contract: Contract, opdef) -> str:
@@ -169,10 +178,10 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         if ex is not None and not obs_inf:
             exq = ulp.as_fraction(ex)
             err = abs(Fraction(float(obs_f[i])) - exq)  # float64 holds every format's values exactly
-            score.ulp_real.append(round(float(err / ulp.ulp_of(exq, fmt)), 3))
-            score.abs_max = max(score.abs_max, float(err))
+            score.ulp_real.append(round(_f(err / ulp.ulp_of(exq, fmt)), 3))
+            score.abs_max = max(score.abs_max, _f(err))
             if exq != 0:
-                score.rel_max = max(score.rel_max, float(err / abs(exq)))
+                score.rel_max = max(score.rel_max, _f(err / abs(exq)))
         else:
             exq, err = None, None
         if same[i]:
@@ -195,9 +204,9 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
             if p.max_ulp is not None and d > p.max_ulp:
                 fail("ulp", i, f"{d} ulp > max_ulp {p.max_ulp}")
             if err is not None and p.max_absolute is not None and err > Fraction(p.max_absolute):
-                fail("bound", i, f"|error| {float(err):.3g} > max_absolute {p.max_absolute}")
+                fail("bound", i, f"|error| {_f(err):.3g} > max_absolute {p.max_absolute}")
             if err is not None and p.max_relative is not None and exq and err / abs(exq) > Fraction(p.max_relative):
-                fail("bound", i, f"relative error {float(err / abs(exq)):.3g} > max_relative {p.max_relative}")
+                fail("bound", i, f"relative error {_f(err / abs(exq)):.3g} > max_relative {p.max_relative}")
             if err is None and (p.max_absolute is not None or p.max_relative is not None):
                 fail("bound", i, "infinite error against a finite exact value")
             continue
@@ -208,11 +217,11 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
             bound = (max(count - 1, 0) * u * abs_sum) / (count if contract.op_kind == "MeanReduce" and count else 1)
             bound += ulp.ulp_of(exq if exq is not None else Fraction(0), fmt)
             if err is None or err > bound:
-                fail("reduction_bound", i, f"|error| {float(err) if err is not None else 'inf'} > derived bound "
-                     f"(n-1)·u_acc·Σ|x|+ulp = {float(bound):.3g} (n={count}, accumulator {acc.name})")
+                fail("reduction_bound", i, f"|error| {_f(err) if err is not None else 'inf'} > derived bound "
+                     f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})")
             continue
-        limit = 2.0 ** (-fmt.precision / 2) * max(1.0, abs(float(exq))) if exq is not None else None
-        if err is None or float(err) > limit:
+        limit = 2.0 ** (-fmt.precision / 2) * max(1.0, abs(_f(exq))) if exq is not None else None
+        if err is None or _f(err) > limit:
             score.implausible += 1
             fail("implausible", i, f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
     _emit(score, failures, nan_rule, n)
