@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from functools import cache
 
 from oracles.rounding import decode_float, float_spec, round_float
 
@@ -54,8 +55,12 @@ def none(fmt: str) -> list[float]:
 
 
 def hints(make: Callable[[str], Iterable[float]]) -> Hints:
+    @cache
+    def computed(fmt: str) -> tuple[float, ...]:
+        return tuple(representable(fmt, make(fmt)))
+
     def fn(fmt: str) -> list[float]:
-        return representable(fmt, make(fmt))
+        return list(computed(fmt))
 
     return fn
 
