@@ -16,9 +16,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from mpmath import mp
-from mpmath.libmp import from_man_exp, mpf_div, mpf_sqrt
-
 from oracles.rounding import FloatSpec, round_dyadic, round_float, round_ratio, round_sqrt_ratio
 
 ZERO = Fraction(0)
@@ -146,6 +143,9 @@ def _sqrt_exact(n: int, d: int, prec: int):
     rn, rd = math.isqrt(n), math.isqrt(d)
     if rn * rn == n and rd * rd == d:
         return Fraction(rn, rd)
+    from mpmath import mp  # loaded on first use: the table is imported while contracts load
+    from mpmath.libmp import from_man_exp, mpf_div, mpf_sqrt
+
     t = mpf_sqrt(mpf_div(from_man_exp(n, 0), from_man_exp(d, 0), prec + 8), prec)
     return mp.make_mpf(t)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles import arith, hints, reductions, transcendental
+from oracles import arith, hints, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.opdef import OpDef
 
@@ -37,6 +37,23 @@ def _powi_params(params: Mapping[str, Any]) -> tuple[float]:
         return (float(int(params["exp"])),)
     except KeyError as e:
         raise ValueError(f"PowI params need exp (got {dict(params)})") from e
+
+
+class _Transcendental:
+    """``oracles.transcendental`` (and mpmath behind it), imported on the first evaluation rather
+    than when contracts load and look up their OpKind defaults."""
+
+    def __getattr__(self, name: str):
+        def call(*args):
+            from oracles import transcendental
+
+            return getattr(transcendental, name)(*args)
+
+        call.__name__ = name
+        return call
+
+
+transcendental = _Transcendental()
 
 
 def _fma_x(x, mul, add, s):
