@@ -16,7 +16,7 @@ import numpy as np
 BINS = 40
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 WIDTH, HEIGHT = 380, 230
-LEFT, RIGHT, TOP, BOTTOM = 46, 10, 22, 34
+LEFT, RIGHT, TOP, BOTTOM = 46, 20, 22, 34
 FLOOR = -0.35  # log10 of the count axis' lower end
 
 
