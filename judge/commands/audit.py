@@ -37,15 +37,18 @@ class AuditRequest:
     cross: bool = False
 
 
-def audit_options(func):
-    """The audit options, shared by ``judge audit`` and ``judge gate``."""
+def audit_options(func=None, *, profile: str = "nightly"):
+    """The audit options, shared by ``judge audit`` and ``judge gate`` (whose default profile
+    is the derandomised ``ci``, so a PR is judged on the same cases every time)."""
+    if func is None:
+        return lambda f: audit_options(f, profile=profile)
     options = [
         click.option("--backend", "backends", multiple=True, metavar="B",
                      help="Backend name, device class (cpu|cuda|vulkan) or all; repeatable. "
                           "Default: every available backend."),
         click.option("--contracts", type=click.Path(), default=None,
                      help="Contract file or folder. Default: the embedded suite."),
-        click.option("--profile", type=click.Choice(PROFILES), default="nightly",
+        click.option("--profile", type=click.Choice(PROFILES), default=profile,
                      show_default=True, help="Hypothesis budget."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Seed of every generated case."),

@@ -28,7 +28,7 @@ from judge.commands.audit import (
               help="Current results file; without it, an audit is run with the options below.")
 @click.option("--changed-since", "changed_since", metavar="REV", default=None,
               help="Judge only contracts whose block revision changed since git REV.")
-@audit_options
+@audit_options(profile="ci")
 def command(baseline, current, changed_since, backends, contracts, profile, seed, plugins, out,
             cross) -> None:
     """Fail (exit 1) on a new failure or error, a stale xfail, or ulp_max above the bound."""
