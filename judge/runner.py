@@ -23,6 +23,7 @@ from judge.scoring import Score, bound_kind, score_output
 from judge.strategies import Case, case_strategy
 
 _MAX_SAMPLES = 20000
+STALE_RETRIES = 2  # extra searches before a known divergence that did not show is stale
 
 
 class JudgeFailure(AssertionError):
@@ -167,19 +168,31 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
             state["case"], state["findings"] = case, unexpected
             raise JudgeFailure(unexpected[0].message)
 
-    test = given(case_strategy(contract, item.dtype, profile.budget))(body)
-    test._hypothesis_internal_add_digest = item.nodeid.encode()  # one database key per item
-    test = settings(
-        max_examples=profile.max_examples,
-        deadline=None,
-        derandomize=False,
-        database=database if profile.use_database else None,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-        print_blob=False,
-        report_multiple_bugs=False,
-    )(test)
-    test = hypothesis.seed(item_seed(item, seed))(test)
+    def attempt(extra: int, examples: int) -> None:
+        test = given(case_strategy(contract, item.dtype, profile.budget))(body)
+        test._hypothesis_internal_add_digest = item.nodeid.encode()  # one database key per item
+        test = settings(
+            max_examples=examples,
+            deadline=None,
+            derandomize=False,
+            database=database if profile.use_database and not extra else None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+            print_blob=False,
+            report_multiple_bugs=False,
+        )(test)
+        hypothesis.seed(item_seed(item, seed + extra))(test)()
+
+    def search() -> None:
+        attempt(0, profile.max_examples)
+        # A known divergence is a sampled event: before calling an entry stale, look again,
+        # with more cases and other seeds (deterministic for a given seed).
+        for extra in range(1, STALE_RETRIES + 1):
+            if not set(expected) - set(observed_expected):
+                break
+            attempt(extra, 2 * profile.max_examples)
+
+    test = search
     try:
         test()
     except JudgeFailure:

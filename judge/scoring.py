@@ -247,7 +247,7 @@ def _emit(score: Score, failures: dict[str, list[str]], nan_rule, n: int) -> Non
         shown = "\n    ".join(str(m) for m in msgs[:_MAX_REPORTED])
         more = f"\n    (+{len(msgs) - _MAX_REPORTED} more)" if len(msgs) > _MAX_REPORTED else ""
         finding = Finding(check, f"{check}: {len(msgs)} of {n} element(s)\n    {shown}{more}")
-        if check == "nan" and nan_rule.source == "unspecified":
+        if check == "nan" and nan_rule.value == "unspecified":
             score.reported.append(finding)
         else:
             score.findings.append(finding)
