@@ -44,7 +44,7 @@ def float_output(results: list[tuple[int, Any]], fmt: str, shape: tuple[int, ...
     return OracleOutput(expected=bits_to_array(bits, fmt, shape), exact=exact, **extra)
 
 
-def _spec(out_dtypes) -> tuple[str, FloatSpec]:
+def output_spec(out_dtypes) -> tuple[str, FloatSpec]:
     fmt = out_format(out_dtypes)
     if not get_format(fmt).is_float:
         raise ValueError(f"expected a float output format, got {fmt}")
@@ -56,7 +56,7 @@ def unary(fn, *, rule: str | None = None, defaults: Mapping[str, str] = {},
     """y[i] = fn(x[i], spec[, rule])."""
 
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         x = np.asarray(inputs[0])
         xs = as_floats(x)
         if rule is None:
@@ -73,7 +73,7 @@ def unary_with_params(fn, read_params: Callable[[Mapping[str, Any]], tuple]) -> 
     """y[i] = fn(x[i], *read_params(params), spec): Affine, Clamp, PowI."""
 
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         x = np.asarray(inputs[0])
         args = read_params(params or {})
         return [float_output([fn(v, *args, s) for v in as_floats(x)], fmt, x.shape)]
@@ -86,7 +86,7 @@ def binary(fn, *, rule: str | None = None, defaults: Mapping[str, str] = {},
     """out = fn(a, b, spec[, rule]) over the numpy broadcast of the two inputs."""
 
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         shape, (a, b) = broadcast(inputs[:2])
         pairs = zip(as_floats(a), as_floats(b), strict=True)
         if rule is None:
@@ -115,7 +115,7 @@ def where(select_value) -> Evaluate:
     """out = cond ? a : b over the broadcast of (cond, a, b); the chosen operand is copied."""
 
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         shape, (c, a, b) = broadcast(inputs[:3])
         results = [
             select_value(u if k else v, s)

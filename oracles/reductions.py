@@ -17,7 +17,7 @@ import numpy as np
 
 from judge.formats import dtype_name
 from oracles import arith
-from oracles.families import _spec, float_output, out_format, resolve_rule
+from oracles.families import float_output, out_format, output_spec, resolve_rule
 from oracles.opdef import OracleOutput
 from oracles.rounding import float_spec, ints_to_array
 from oracles.shapes import as_floats, object_array, reduce_groups, reduce_to_dims
@@ -105,7 +105,7 @@ def _sum_like(x: np.ndarray, groups: np.ndarray, s, *, mean: bool):
 
 def sum_or_mean(mean: bool):
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         x = np.asarray(inputs[0])
         dims, keepdim = _dims_params(params or {}, x.ndim)
         shape, groups = reduce_groups(x.shape, dims, keepdim)
@@ -117,7 +117,7 @@ def sum_or_mean(mean: bool):
 
 
 def reduce_sum_to(inputs, params, out_dtypes, rules):
-    fmt, s = _spec(out_dtypes)
+    fmt, s = output_spec(out_dtypes)
     x, dims, out_shape = _reduce_to_params(params or {}, np.asarray(inputs[0]))
     _, groups = reduce_groups(x.shape, dims, keepdim=True)
     results, terms = _sum_like(x, groups, s, mean=False)
@@ -139,7 +139,7 @@ def _fold_extremum(values: list[float], nan_rule: str, largest: bool) -> float:
 
 def extremum_reduce(largest: bool, defaults: Mapping[str, str]):
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         nan_rule = resolve_rule(rules, "nan", defaults, ("propagate", "ignore"))
         x = np.asarray(inputs[0])
         dims, keepdim = _dims_params(params or {}, x.ndim)
@@ -154,7 +154,7 @@ def extremum_reduce(largest: bool, defaults: Mapping[str, str]):
 
 def reduce_max_to(defaults: Mapping[str, str]):
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         nan_rule = resolve_rule(rules, "nan", defaults, ("propagate", "ignore"))
         x, dims, out_shape = _reduce_to_params(params or {}, np.asarray(inputs[0]))
         _, groups = reduce_groups(x.shape, dims, keepdim=True)
@@ -171,7 +171,7 @@ def reduce_max_to_backward(defaults: Mapping[str, str]):
     NaN maximum selects nobody), else +0. The share is the exact quotient, rounded once."""
 
     def evaluate(inputs, params, out_dtypes, rules):
-        fmt, s = _spec(out_dtypes)
+        fmt, s = output_spec(out_dtypes)
         nan_rule = resolve_rule(rules, "nan", defaults, ("propagate", "ignore"))
         x, dims, out_shape = _reduce_to_params(params or {}, np.asarray(inputs[0]))
         upstream = as_floats(np.asarray(inputs[1]))

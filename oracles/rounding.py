@@ -38,10 +38,6 @@ class FloatSpec:
     bits_dtype: np.dtype
     dtype: np.dtype
 
-    @property
-    def half_min_subnormal_exp(self) -> int:
-        return self.qmin - 1
-
 
 @cache
 def float_spec(fmt: str | Format) -> FloatSpec:
@@ -171,18 +167,13 @@ def round_float(x: float, s: FloatSpec) -> int:
     return round_dyadic(n < 0, -n if n < 0 else n, 1 - d.bit_length(), s)
 
 
-def special_bits(x: float, s: FloatSpec) -> int:
-    """Bits of NaN, ±inf or ±0 given as a Python float (alias of ``round_float``)."""
-    return round_float(x, s)
-
-
 # --- decoding bits -----------------------------------------------------------------------------
 
 
 def decode_fraction(bits: int, s: FloatSpec) -> Fraction | float:
     """The exact value of a bit pattern: a Fraction when finite, else the float ±inf/NaN.
 
-    ±0 both decode to Fraction(0); use ``is_negative(bits, s)`` for the sign.
+    ±0 both decode to Fraction(0); the sign bit tells them apart.
     """
     bits = int(bits)
     negative = bool(bits & s.sign_bit)
@@ -213,20 +204,10 @@ def decode_float(bits: int, s: FloatSpec) -> float:
     return float(v)
 
 
-def is_negative(bits: int, s: FloatSpec) -> bool:
-    return bool(int(bits) & s.sign_bit)
-
-
 def fraction_of_float(x: float) -> Fraction:
     """Exact value of a finite Python float."""
     n, d = x.as_integer_ratio()
     return Fraction(n, d)
-
-
-def to_format_float(x: float, fmt: str) -> float:
-    """``x`` rounded to nearest-even into ``fmt``, returned as a Python float (exact)."""
-    s = float_spec(fmt)
-    return decode_float(round_float(x, s), s)
 
 
 # --- boxing bits into numpy --------------------------------------------------------------------

@@ -21,7 +21,6 @@ from mpmath import mp
 from mpmath.libmp import (
     fone,
     from_int,
-    from_man_exp,
     from_rational,
     mpf_add,
     mpf_cos,
@@ -43,7 +42,7 @@ from mpmath.libmp import (
 
 from oracles.arith import INF, infinity, integer, nan, ratio, signbit, value, zero
 from oracles.rounding import FloatSpec
-from oracles.ziv import correctly_rounded
+from oracles.ziv import correctly_rounded, mpf_of_float
 
 
 def _memoized(fn):
@@ -61,11 +60,6 @@ def _memoized(fn):
 
     wrapper.cache_clear = cached.cache_clear
     return wrapper
-
-
-def _mpf(x: float) -> tuple:
-    n, d = x.as_integer_ratio()
-    return from_man_exp(n, 1 - d.bit_length())
 
 
 def _ziv(approx, s: FloatSpec, slack: int = 8, negate: bool = False):
@@ -98,7 +92,7 @@ def exp(x, s):
         return infinity(False, s)
     if x < -2000:
         return zero(False, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_exp(X, w), s, slack=4)
 
 
@@ -112,7 +106,7 @@ def log(x, s):
         return infinity(False, s)
     if x == 1:
         return zero(False, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_log(X, w), s, slack=4)
 
 
@@ -122,7 +116,7 @@ def sin(x, s):
         return nan(s)
     if x == 0:
         return zero(signbit(x), s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_sin(X, w), s, slack=4)
 
 
@@ -132,7 +126,7 @@ def cos(x, s):
         return nan(s)
     if x == 0:
         return _one(False, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_cos(X, w), s, slack=4)
 
 
@@ -145,7 +139,7 @@ def tanh(x, s):
     # 1 − tanh(40) < 2^-114: rounds to ±1 in every format here
     if abs(x) > 40:
         return _one(x < 0, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_tanh(X, w), s, slack=4)
 
 
@@ -166,7 +160,7 @@ def sigmoid(x, s):
         return _one(False, s)
     if x < -2000:
         return zero(False, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: _sigmoid_mpf(X, w), s)
 
 
@@ -180,7 +174,7 @@ def silu(x, s):
         return _identity(x, s)
     if x < -2000:  # |x|·e^x < 2^-2800, also the limit at −inf
         return zero(True, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_mul(X, _sigmoid_mpf(X, w + 4), w), s)
 
 
@@ -209,7 +203,7 @@ def gelu_tanh(x, s):
         return _identity(x, s)
     if x < -40:
         return zero(True, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
 
     def approx(w):
         # e^-t amplifies the relative error of t by |t| <= 2^13: carry 16 more bits
@@ -230,7 +224,7 @@ def gelu_erf(x, s):
         return _identity(x, s)
     if x < -40:  # 20·erfc(28.28) < 2^-1150
         return zero(True, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
 
     def approx(w):
         # erfc(v) amplifies the relative error of v by about 2v² <= 2^11
@@ -248,7 +242,7 @@ def erf(x, s):
         return zero(signbit(x), s)
     if abs(x) > 10:  # erfc(10) < 2^-150
         return _one(x < 0, s)
-    X = _mpf(x)
+    X = mpf_of_float(x)
     return _ziv(lambda w: mpf_erf(X, w), s, slack=4)
 
 
@@ -288,7 +282,7 @@ def power(x, y, s):
 
 def _power_positive(ax: float, y: float, negative: bool, s: FloatSpec):
     """±ax^y for finite ax > 0, finite y != 0."""
-    AX, Y = _mpf(ax), _mpf(y)
+    AX, Y = mpf_of_float(ax), mpf_of_float(y)
     # log2 of the result to ~2^-30 relative: decides certain overflow and underflow
     log2_result = to_float(mpf_mul(Y, mpf_div(mpf_log(AX, 48), mpf_log(from_int(2), 48), 48), 48))
     if log2_result > s.emax + 2:
