@@ -152,8 +152,12 @@ def _histograms(run: AuditRun) -> str:
         if all(not v.size or float(np.abs(v).max()) == 0.0 for v in finite):
             exact.append(f"{kernel} {dtype} ({device})")
             continue
-        svg = ulp_histogram_svg(samples, title=f"{kernel} · {dtype} · {device}",
-                                bound_ulp=bounds[key])
+        title = f"{kernel} · {dtype} · {device}"
+        try:
+            svg = ulp_histogram_svg(samples, title=title, bound_ulp=bounds[key])
+        except Exception as exc:  # noqa: BLE001 - one bad plot must not cost the whole report
+            svg = (f'<p class="bad">The histogram of {escape(title)} could not be drawn: '
+                   f"{escape(type(exc).__name__)}: {escape(str(exc))}</p>")
         figures.append(f"<figure>{svg}</figure>")
     if not figures and not exact:
         return "<p>No ULP samples were recorded.</p>"

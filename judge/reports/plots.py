@@ -48,7 +48,7 @@ def ulp_histogram_svg(
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def sx(x: float) -> float:
-        return LEFT + plot_w * x / x_max
+        return LEFT + plot_w * (x / x_max)  # divide first: x near the F64 maximum
 
     def sy(count: float) -> float:
         # Log scale whose floor sits below 1, so a bin holding a single outlier stays visible;
@@ -119,15 +119,19 @@ def _finite(values) -> np.ndarray:
 
 
 def _nice_ceiling(x: float) -> float:
-    """The smallest 1, 2, 2.5 or 5 × 10^k that is >= x."""
+    """The smallest 1, 2, 2.5 or 5 × 10^k that is >= x (x itself where that overflows)."""
     exp = math.floor(math.log10(x))
     for m in (1, 2, 2.5, 5, 10):
-        if m * 10**exp >= x:
-            return m * 10**exp
-    return 10 ** (exp + 1)  # pragma: no cover - the loop always returns
+        try:
+            nice = m * 10.0**exp  # float: integer powers of ten outgrow int64 in F64 audits
+        except OverflowError:
+            return x
+        if nice >= x:
+            return nice if math.isfinite(nice) else x
+    return x  # pragma: no cover - the loop always returns
 
 
 def _ticks(x_max: float) -> list[float]:
     step = _nice_ceiling(x_max / 5)
-    n = int(round(x_max / step))
+    n = math.floor(x_max / step * (1 + 1e-9))  # ticks inside the axis only
     return [round(i * step, 12) for i in range(n + 1)]

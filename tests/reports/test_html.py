@@ -96,3 +96,17 @@ def test_text_is_escaped(audit_run):
     audit_run.rows[1].reason = "<script>alert(1)</script>"
     page = render_report(audit_run)
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_a_plot_that_cannot_be_drawn_says_so_and_the_rest_renders(audit_run, monkeypatch):
+    import judge.reports.html as html
+
+    def broken(samples, *, title, bound_ulp=None):
+        if title.startswith("exp_f32"):
+            raise ValueError("bad range")
+        return "<svg class=\"hist\"></svg>"
+
+    monkeypatch.setattr(html, "ulp_histogram_svg", broken)
+    page = render_report(audit_run)
+    assert "The histogram of exp_f32 · F32 · Cpu could not be drawn: ValueError: bad range" in page
+    assert page.count('<svg class="hist"') == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 from judge.reports.plots import ulp_histogram_svg
 
@@ -40,3 +41,9 @@ def test_non_finite_errors_are_dropped_and_empty_input_still_draws():
 def test_svg_has_no_ids_or_references():
     svg = ulp_histogram_svg({"a": np.arange(5.0)}, title="t", bound_ulp=2)
     assert " id=" not in svg and "href" not in svg and "http" not in svg
+
+
+@pytest.mark.parametrize("top", [3.0, 1e20, 1.2e308, 1.7976931348623157e308, 4e-3])
+def test_any_finite_error_range_draws(top):
+    svg = ulp_histogram_svg({"a": np.array([0.0, top / 2, top])}, title="t", bound_ulp=1e25)
+    assert svg.count('<path d="M') == 1 and "nan" not in svg and "inf" not in svg
