@@ -116,6 +116,11 @@ def _bits(a: np.ndarray, dtype: str) -> np.ndarray:
     return np.ascontiguousarray(a).view(get_format(dtype).bits_dtype).reshape(a.shape)
 
 
+def _first(mask: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True element (works for rank 0, unlike ``np.argwhere``)."""
+    return tuple(int(v) for v in np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape))
+
+
 def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict,
           out_shapes, out_dtypes, case_id: str):
     """One call on fresh copies. Returns (outputs, findings, seconds, copies, out buffers)."""
@@ -177,13 +182,14 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
                     f"does not say in_place",
                 ))
     for i, (arr, dtype) in enumerate(zip(outputs, out_dtypes, strict=True)):
-        unwritten = np.argwhere(_bits(arr, dtype) == POISON_BITS[dtype])
-        if unwritten.size:
+        unwritten = _bits(arr, dtype) == POISON_BITS[dtype]
+        if unwritten.any():
+            first = _first(unwritten)
             ex.findings.append(Finding(
                 "unwritten",
-                f"output {i}: {len(unwritten)} element(s) still hold the poison pattern "
-                f"0x{POISON_BITS[dtype]:X} (never written), first at index {tuple(int(v) for v in unwritten[0])}",
-                i, tuple(int(v) for v in unwritten[0]),
+                f"output {i}: {int(unwritten.sum())} element(s) still hold the poison pattern "
+                f"0x{POISON_BITS[dtype]:X} (never written), first at index {first}",
+                i, first,
             ))
     ex.outputs = outputs
     for _ in range(repeats):
@@ -192,13 +198,13 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
         if again is None:
             continue
         for i, (a, b, dtype) in enumerate(zip(outputs, again, out_dtypes, strict=True)):
-            differ = np.argwhere(_bits(a, dtype) != _bits(b, dtype))
-            if differ.size:
+            differ = _bits(a, dtype) != _bits(b, dtype)
+            if differ.any():
                 ex.nondeterministic_runs += 1
-                idx = tuple(int(v) for v in differ[0])
+                idx = _first(differ)
                 ex.findings.append(Finding(
                     "determinism",
-                    f"output {i}: a repeat on identical inputs gave different bits at {len(differ)} "
+                    f"output {i}: a repeat on identical inputs gave different bits at {int(differ.sum())} "
                     f"element(s), first at {idx}: 0x{int(_bits(a, dtype)[idx]):X} then "
                     f"0x{int(_bits(b, dtype)[idx]):X}; the contract says {contract.determinism}",
                     i, idx,

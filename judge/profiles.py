@@ -15,13 +15,14 @@ class Profile:
     derandomize: bool
     use_database: bool
     budget: Budget = Budget()
+    shrink_seconds: int = 60  # cap on minimising one failure (Hypothesis' own default is 300)
 
 
 PROFILES = {
     "dev": Profile("dev", 30, derandomize=False, use_database=True),
     "ci": Profile("ci", 40, derandomize=True, use_database=False),
     "nightly": Profile("nightly", 400, derandomize=False, use_database=True,
-                       budget=Budget(max_rank=4, max_side=7, max_elements=160)),
+                       budget=Budget(max_rank=4, max_side=7, max_elements=160), shrink_seconds=300),
 }
 
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import time
 import zlib
@@ -192,9 +193,9 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
                 break
             attempt(extra, 2 * profile.max_examples)
 
-    test = search
     try:
-        test()
+        with _shrink_cap(profile.shrink_seconds):
+            search()
     except JudgeFailure:
         case, findings = state["case"], state["findings"]
         record = CaseRecord(contract.kernel, contract.file, backend.name, item.dtype, case.inputs,
@@ -227,6 +228,22 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     row.seconds = round(time.perf_counter() - t0, 4)
     result.overhead_seconds = max(0.0, row.seconds - timing["backend"] - timing["oracle"])
     return result
+
+
+@contextlib.contextmanager
+def _shrink_cap(seconds: int):
+    """Bound the time Hypothesis spends minimising one failure (its engine reads this global)."""
+    from hypothesis.internal.conjecture import engine
+
+    saved = getattr(engine, "MAX_SHRINKING_SECONDS", None)
+    if saved is None:  # a Hypothesis without the knob: keep its own limit
+        yield
+        return
+    engine.MAX_SHRINKING_SECONDS = seconds
+    try:
+        yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
 
 
 def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int) -> ResultRow:
