@@ -48,7 +48,18 @@ def suite():
     return tuple(loaded.registrable)
 
 
+def _unavailable() -> str | None:
+    """Why no CUDA adapter can run here (None when at least one can)."""
+    whys = [f"{name}: {why}" for name, b in _backends().items() if (why := b.available()) is not True]
+    return "; ".join(whys) if len(whys) == len(_backends()) else None
+
+
 def _cases():
+    # Without a GPU, one skipped item says why instead of a thousand identical skips.
+    why = _unavailable()
+    if why is not None:
+        yield pytest.param(None, None, None, id="no-cuda", marks=pytest.mark.skip(reason=why))
+        return
     for c in suite():
         layouts = _samples.LAYOUTS if c.handles_strided else ("contiguous",)
         for dtype in c.dtype_fan:
