@@ -194,7 +194,7 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
             attempt(extra, 2 * profile.max_examples)
 
     try:
-        with _shrink_cap(profile.shrink_seconds):
+        with _shrink_cap(profile.shrink_seconds), _no_local_constants():
             search()
     except JudgeFailure:
         case, findings = state["case"], state["findings"]
@@ -244,6 +244,29 @@ def _shrink_cap(seconds: int):
         yield
     finally:
         engine.MAX_SHRINKING_SECONDS = saved
+
+
+@contextlib.contextmanager
+def _no_local_constants():
+    """Keep generation independent of which modules this process happened to import.
+
+    Hypothesis mixes constants found in locally imported modules into its draws; under
+    pytest-xdist each worker has imported different modules by the time an item runs, so the
+    same seed would generate different cases. Verdicts must depend only on the item and seed.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    saved = getattr(providers, "_get_local_constants", None)
+    constants = getattr(providers, "Constants", None)
+    if saved is None or constants is None:  # a Hypothesis without local constants
+        yield
+        return
+    empty = constants()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = saved
 
 
 def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int) -> ResultRow:
