@@ -39,3 +39,7 @@ def main() -> None:
 
 class UsageExit(click.UsageError):
     exit_code = 2
+
+
+if __name__ == "__main__":  # python -m judge.cli
+    main()
