@@ -111,6 +111,13 @@ def padded_target(params: Mapping[str, Any], in_shape: Sequence[int]) -> tuple[i
     return (1,) * (len(in_shape) - len(out_shape)) + out_shape
 
 
+def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
+    """(lo, hi) of a Clamp: CPU contracts name them min/max, Vulkan ones lo/hi."""
+    lo = params["min"] if "min" in params else params["lo"]
+    hi = params["max"] if "max" in params else params["hi"]
+    return float(lo), float(hi)
+
+
 def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wired) -> bool | str:
     """True if ``op_kind`` is in the adapter's table ``wired`` and ``dtypes`` are covered."""
     if op_kind not in wired:

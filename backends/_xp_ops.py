@@ -17,6 +17,7 @@ from typing import Any
 from backends._common import (
     OpCall,
     cast_scalar,
+    clamp_bounds,
     padded_target,
     reduce_dims,
     reduce_to_axes,
@@ -150,10 +151,8 @@ def _affine(env, args):
 
 
 def _clamp(env, args):
-    p = env.op.params
-    lo = p["min"] if "min" in p else p["lo"]
-    hi = p["max"] if "max" in p else p["hi"]
-    return env.xp.clip(args[0], env.cst(float(lo)), env.cst(float(hi)))
+    lo, hi = clamp_bounds(env.op.params)
+    return env.xp.clip(args[0], env.cst(lo), env.cst(hi))
 
 
 def _where(env, args):
