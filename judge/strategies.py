@@ -15,9 +15,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from judge.api import TensorArg
-from judge.contracts.model import Contract, InputSpec
+from judge.contracts.model import Contract, InputSpec, Layout
 from judge.layouts import CONTIGUOUS, LayoutRecipe, build_view, storage_shape
-from judge.values import value_array
+from judge.values import POISON_BITS, value_array
 
 # Families whose result is undefined on an empty reduction (no identity element).
 _NONEMPTY_FAMILIES = {"argreduce", "reduce_to_backward"}
@@ -123,19 +123,71 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
 
 
 @st.composite
-def layout_recipe(draw, shape: tuple[int, ...]) -> LayoutRecipe:
-    """Contiguous about a third of the time (and where shrinking leads); otherwise a mix of
-    awkward features, accepted by the contract or not."""
+def layout_recipe(draw, shape: tuple[int, ...], layout: Layout | None = None) -> LayoutRecipe:
+    """Contiguous about a third of the time (and where shrinking leads); otherwise awkward.
+
+    Given the operand's layout flags, three awkward recipes in four keep to what the contract
+    accepts, so the kernel's own strided, stride-0 or offset paths are what most cases exercise;
+    the rest mix in rejected features, which the executor materialises (SPEC §4).
+    """
     rank = len(shape)
     if rank == 0 or 0 in shape or draw(st.integers(0, 2)) == 0:
         return CONTIGUOUS
-    perm = tuple(draw(st.permutations(range(rank))))
-    steps = tuple(draw(st.sampled_from((1, 1, 2))) for _ in range(rank))
+    allow = {"strided": True, "broadcast_stride0": True, "start_offset": True, "reverse_strides": True}
+    if layout is not None and not layout.contiguous_required and layout.accepts_any_awkward \
+            and draw(st.integers(0, 3)) != 3:
+        allow = {f: getattr(layout, f) for f in allow}
     wide = [a for a, s in enumerate(shape) if s > 1]
-    broadcast = frozenset(a for a in wide if draw(st.integers(0, 3)) == 0)
-    offset = draw(st.sampled_from((0, 0, 1, 3)))
-    reverse = frozenset(a for a in wide if a not in broadcast and draw(st.integers(0, 3)) == 0)
-    return LayoutRecipe(perm=perm, steps=steps, broadcast=broadcast, offset=offset, reverse=reverse)
+    perm = tuple(draw(st.permutations(range(rank)))) if allow["strided"] else ()
+    steps = tuple(draw(st.sampled_from((1, 1, 2))) for _ in range(rank)) if allow["strided"] else ()
+    broadcast = frozenset(a for a in wide if allow["broadcast_stride0"] and draw(st.integers(0, 3)) == 0)
+    offset = draw(st.sampled_from((0, 0, 1, 3))) if allow["start_offset"] else 0
+    reverse = frozenset(a for a in wide if allow["reverse_strides"] and a not in broadcast
+                        and draw(st.integers(0, 3)) == 0)
+    recipe = LayoutRecipe(perm=perm, steps=steps, broadcast=broadcast, offset=offset, reverse=reverse)
+    if recipe.describe() == "contiguous":
+        recipe = _one_feature(shape, wide, allow) or recipe
+    return recipe
+
+
+def _one_feature(shape: tuple[int, ...], wide: list[int], allow: dict[str, bool]) -> LayoutRecipe | None:
+    """Every feature drew its plain value: use the first allowed one that changes the memory walk."""
+    if wide and allow["strided"]:
+        return LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(len(shape))))
+    if wide and allow["broadcast_stride0"]:
+        return LayoutRecipe(broadcast=frozenset(wide[:1]))
+    if allow["start_offset"]:
+        return LayoutRecipe(offset=1)
+    if wide and allow["reverse_strides"]:
+        return LayoutRecipe(reverse=frozenset(wide[:1]))
+    return None
+
+
+@st.composite
+def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarray:
+    """Some elements of a later operand repeat an earlier operand's value at the same position,
+    as is or with the sign flipped: the equal pairs, x - x, x / x, ±0 pairs and ties that
+    max, min, comparisons, division and remainder rules are about. Shrinks to no echo."""
+    from judge.formats import get_format
+
+    fmt = get_format(dtype)
+    how = draw(st.sampled_from(("none", "same", "negated", "both")))
+    if how == "none" or stored.size == 0 or fmt.kind == "bool":
+        return stored
+    picked = np.array(draw(st.lists(st.booleans(), min_size=stored.size, max_size=stored.size)))
+    if not picked.any():
+        return stored
+    out = stored.reshape(-1).view(fmt.bits_dtype).copy()
+    src = partner.reshape(-1).view(fmt.bits_dtype)
+    flip = np.zeros(out.shape, dtype=bool)
+    if fmt.is_float and how != "same":
+        flip = np.ones(out.shape, dtype=bool) if how == "negated" else \
+            np.array(draw(st.lists(st.booleans(), min_size=out.size, max_size=out.size)))
+    sign = fmt.bits_dtype.type((1 << (fmt.bits - 1)) if fmt.is_float else 0)
+    echoed = np.where(flip, src ^ sign, src)
+    echoed[echoed == POISON_BITS.get(dtype, -1)] = src[echoed == POISON_BITS.get(dtype, -1)]
+    out[picked] = echoed[picked]
+    return out.view(stored.dtype).reshape(stored.shape)
 
 
 @st.composite
@@ -147,10 +199,14 @@ def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget(
     dtypes = input_dtypes(contract, dtype)
     shapes, params = draw(shapes_and_params(contract, opdef, budget))
     hints = tuple(opdef.hints(dtype))
-    inputs, values, recipes = [], [], []
-    for shape, dt in zip(shapes, dtypes, strict=True):
-        recipe = draw(layout_recipe(shape))
+    inputs, values, recipes, drawn = [], [], [], []
+    for shape, dt, spec in zip(shapes, dtypes, contract.inputs, strict=True):
+        recipe = draw(layout_recipe(shape, spec.layout))
         stored = draw(value_array(dt, storage_shape(shape, recipe), hints))
+        partner = next((a for a, d in drawn if d == dt and a.shape == stored.shape), None)
+        if partner is not None:
+            stored = draw(_echo(stored, partner, dt))
+        drawn.append((stored, dt))
         inputs.append(build_view(stored, shape, recipe, dt))
         values.append(np.array(np.broadcast_to(stored, shape), order="C", copy=True))
         recipes.append(recipe)

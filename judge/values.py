@@ -62,6 +62,19 @@ def edge_bits(name: str) -> tuple[int, ...]:
     return tuple(sorted(bits))
 
 
+@cache
+def special_bits(name: str) -> tuple[int, ...]:
+    """The values semantics rules are about: ±0, NaN, ±inf, extreme subnormals (no ties)."""
+    fmt = get_format(name)
+    if not fmt.is_float:
+        return ()
+    m = fmt.mantissa_bits
+    sign = 1 << (fmt.bits - 1)
+    exp_all = ((1 << fmt.exponent_bits) - 1) << m
+    positive = (0, exp_all | (1 << (m - 1)), exp_all, 1, (1 << m) - 1)
+    return positive + tuple(b | sign for b in positive)
+
+
 def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[int]:
     moderate = st.integers(-64, 64).map(lambda k: k / 8)
     wide = st.floats(-1e4, 1e4, allow_nan=False, width=32)
@@ -101,6 +114,14 @@ def value_array(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
         bits = draw(
             st.lists(st.one_of(st.sampled_from(pool), elem), min_size=n, max_size=n)
         )
+        specials = special_bits(name)
+        if specials:
+            # A few elements overwritten with NaN, ±inf, ±0 or a subnormal, so that most cases
+            # hold some special value however few elements they have (a per-element draw alone
+            # would leave NaN in about one element in sixty). Shrinks to no overwrite.
+            hits = st.tuples(st.integers(0, n - 1), st.sampled_from(specials))
+            for i, b in draw(st.lists(hits, max_size=min(n, 4))):
+                bits[i] = b
     if fmt.kind == "bool":
         return np.array(bits, dtype=np.bool_).reshape(shape)
     return np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)

@@ -12,6 +12,7 @@ environment problem (unknown or ambiguous kernel, unavailable backend, dtype not
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -19,8 +20,10 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
 
 
 @click.command("sweep")
-@click.option("--kernel", "kernel", required=True, metavar="K",
-              help="Kernel name, or FILE::kernel when the name repeats across files.")
+@click.option("--kernel", "kernels", required=True, multiple=True, metavar="K",
+              help="Kernel name, or FILE::kernel when the name repeats across files; repeatable. "
+                   "A shell-style pattern ('*', 'vulkan-elementwise.fkc.md::*') sweeps every "
+                   "matching kernel that can be swept and lists the others with the reason.")
 @click.option("--dtype", "dtypes", required=True, multiple=True, metavar="D",
               help="BF16 or F16 (any backend), F32 (CUDA backends); repeatable.")
 @click.option("--backend", "backends", multiple=True, metavar="B",
@@ -38,34 +41,120 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="Binary kernels: size of the value grid whose every pair is swept (default 1024).")
 @click.option("--chunk-log2", type=int, default=28, show_default=True,
               help="F32 GPU sweeps: log2 of the inputs per kernel call.")
-def command(kernel, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
+def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
             chunk_log2) -> None:
-    """Run KERNEL on every input of the format and judge every output."""
-    from judge.sweep.inputs import GRID_SIZE
-
+    """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
-    contract = pick_contract(loaded, kernel)
-    if not contract.registrable:
-        raise EnvironmentProblem(f"{contract.file}::{contract.kernel} is describe-only (registrable: false)")
-    chosen = pick_backends(contract, backends, plugins, cross)
-    rows, cases, samples = [], [], {}
-    for dtype in dtypes:
-        for backend in chosen:
-            if dtype == "F32":
-                row, text = _gpu_f32(contract, backend, chunk_log2, cross)
-            else:
-                row, text, case, sample = _sixteen_bit(contract, backend, dtype, processes,
-                                                       grid_size or GRID_SIZE, cross)
+    targets = pick_targets(loaded, kernels, dtypes)
+    rows, cases, samples, used = [], [], {}, {}
+    other_device, announced = 0, False
+    for contract, patterned in targets:
+        quiet, announced = announced, True  # unavailable backends are named once
+        if not patterned:
+            chosen = pick_backends(contract, backends, plugins, cross, quiet=quiet)
+        else:
+            try:
+                chosen = pick_backends(contract, backends, plugins, True, quiet=quiet)
+            except EnvironmentProblem as exc:
+                click.echo(f"not swept: {contract.file}::{contract.kernel}: {exc}", err=True)
+                continue
+            mine = [b for b in chosen if cross or b.device == contract.device]
+            other_device += not mine
+            chosen = mine
+        for dtype in dtypes:
+            for backend in chosen:
+                if patterned and _not_sweepable(contract, backend, dtype, cross):
+                    continue
+                used[backend.name] = backend
+                row, text, case, sample = _one(contract, backend, dtype, processes, grid_size,
+                                               chunk_log2, cross)
                 if case is not None:
                     cases.append(case)
                 if sample is not None:
                     samples[(contract.kernel, backend.name, dtype)] = sample
-            rows.append(row)
-            click.echo(text)
+                rows.append(row)
+                click.echo(text)
+    if other_device:
+        click.echo(f"not swept: {other_device} matching kernel(s) of another device than the chosen "
+                   f"backends (pass --cross to judge them anyway)", err=True)
+    if not rows:
+        raise EnvironmentProblem(f"no kernel matching {', '.join(kernels)} can be swept in "
+                                 f"{', '.join(dtypes)}")
+    if len(rows) > 1:
+        click.echo(_tally(rows))
     if out:
-        _write(rows, cases, samples, out, chosen)
+        _write(rows, cases, samples, out, list(used.values()))
     failing = [r for r in rows if r.verdict not in CONFORMING]
     sys.exit(1 if failing else 0)
+
+
+def _one(contract, backend, dtype, processes, grid_size, chunk_log2, cross):
+    from judge.sweep.inputs import GRID_SIZE
+
+    if dtype == "F32":
+        row, text = _gpu_f32(contract, backend, chunk_log2, cross)
+        return row, text, None, None
+    return _sixteen_bit(contract, backend, dtype, processes, grid_size or GRID_SIZE, cross)
+
+
+def _is_pattern(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def pick_targets(loaded, kernels, dtypes):
+    """(contract, matched-by-pattern) pairs in suite order; a pattern lists what it leaves out."""
+    import fnmatch
+
+    targets, seen = [], set()
+    for spec in kernels:
+        if not _is_pattern(spec):
+            found = [(pick_contract(loaded, spec), False)]
+        else:
+            found = [(c, True) for c in loaded.contracts
+                     if fnmatch.fnmatchcase(c.kernel, spec)
+                     or fnmatch.fnmatchcase(f"{Path(c.file).name}::{c.kernel}", spec)]
+            if not found:
+                raise EnvironmentProblem(f"no contract matches {spec!r} (see `judge list`)")
+            describe_only = [c for c, _ in found if not c.registrable]
+            if describe_only:
+                click.echo(f"not swept: {len(describe_only)} describe-only block(s) (registrable: false): "
+                           + ", ".join(c.kernel for c in describe_only), err=True)
+            found = [(c, p) for c, p in found if c.registrable]
+        for contract, patterned in found:
+            key = (contract.file, contract.kernel)
+            if key in seen:
+                continue
+            seen.add(key)
+            if not contract.registrable:
+                raise EnvironmentProblem(
+                    f"{contract.file}::{contract.kernel} is describe-only (registrable: false)")
+            targets.append((contract, patterned))
+    return targets
+
+
+def _not_sweepable(contract, backend, dtype, cross) -> bool:
+    """Under a pattern, a kernel that cannot be swept in ``dtype`` is named on stderr, not swept."""
+    if dtype == "F32":
+        from judge.sweep import gpu_f32
+
+        ok = gpu_f32.sweep_support(contract, backend, cross=cross)
+    else:
+        from judge.sweep.run import sweep_support
+
+        ok = sweep_support(contract, backend, dtype, cross=cross)
+    if ok is True:
+        return False
+    click.echo(f"not swept: {_label(contract, backend, dtype)}: {ok}", err=True)
+    return True
+
+
+def _tally(rows) -> str:
+    from collections import Counter
+
+    counts = Counter(r.verdict for r in rows)
+    inputs = sum(r.cases for r in rows)
+    return (f"{len(rows)} sweeps, {inputs:,} inputs: "
+            + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
 
 
 def pick_contract(loaded, kernel: str):
@@ -78,7 +167,7 @@ def pick_contract(loaded, kernel: str):
     return matches[0]
 
 
-def pick_backends(contract, requested, plugins, cross):
+def pick_backends(contract, requested, plugins, cross, quiet=False):
     from judge.registry import BackendSelectionError, default_registry
 
     try:
@@ -91,7 +180,8 @@ def pick_backends(contract, requested, plugins, cross):
         missing = {n: w for n, w in missing.items()
                    if registry.backends[n].device == contract.device}
     for name, why in sorted(missing.items()):
-        click.echo(f"unavailable: {name}: {why}", err=True)
+        if not quiet:
+            click.echo(f"unavailable: {name}: {why}", err=True)
     if not chosen:
         raise EnvironmentProblem(f"no available backend runs {contract.device} contracts")
     wrong = [b.name for b in chosen if b.device != contract.device]

@@ -55,3 +55,20 @@ def test_unavailable_backend_is_exit_2(run):
     result = run("--kernel", "reference-elementwise.fkc.md::exp", "--dtype", "BF16",
                  "--backend", "no-such-backend")
     assert result.exit_code == 2 and "unknown backend" in result.output
+
+
+def test_a_pattern_sweeps_every_match_and_names_what_it_leaves_out(run):
+    # 'reference-elementwise.fkc.md::ex*' matches exp only; 'reduce.fkc.md::sum*' matches
+    # reductions, which cannot be swept: each is named with the reason, none silently dropped.
+    result = run("--kernel", "reference-elementwise.fkc.md::ex*", "--kernel", "reduce.fkc.md::sum_reduce*",
+                 "--dtype", "BF16", "--backend", "numpy")
+    assert result.exit_code == 0, result.output
+    assert "reference-elementwise.fkc.md::exp[numpy-BF16]: 65,536 inputs" in result.output
+    assert "not swept:" in result.output and "sum_reduce_cpu[numpy-BF16]: SumReduce is a reduce op" \
+        in result.output
+    assert "1 sweeps, 65,536 inputs" not in result.output  # the tally is for several rows only
+
+
+def test_a_pattern_that_matches_nothing_is_a_usage_error(run):
+    result = run("--kernel", "no_such_*", "--dtype", "BF16", "--backend", "numpy")
+    assert result.exit_code == 2 and "no contract matches 'no_such_*'" in result.output
