@@ -110,11 +110,14 @@ def value_array(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
     if n == 0:
         bits: list[int] = []
     else:
-        pool = draw(st.lists(elem, min_size=1, max_size=3))
+        specials = special_bits(name)
+        # The pool's values repeat across the array (ties, equal pairs); half of them are
+        # special values, so arrays of only zeros, NaNs and infinities of both signs are common.
+        pool_elem = st.one_of(elem, st.sampled_from(specials)) if specials else elem
+        pool = draw(st.lists(pool_elem, min_size=1, max_size=3))
         bits = draw(
             st.lists(st.one_of(st.sampled_from(pool), elem), min_size=n, max_size=n)
         )
-        specials = special_bits(name)
         if specials:
             # A few elements overwritten with NaN, ±inf, ±0 or a subnormal, so that most cases
             # hold some special value however few elements they have (a per-element draw alone

@@ -57,8 +57,11 @@ def _affine(draw, shape, fields, nonempty):
 
 
 def _clamp(draw, shape, fields, nonempty):
-    lo = draw(st.sampled_from(_DYADIC))
-    hi = draw(st.sampled_from([v for v in _DYADIC if v >= lo]))
+    # Zero bounds are drawn often: clamping ±0 against a 0 bound is where signed-zero rules show.
+    lo = draw(st.one_of(st.sampled_from((0.0, -0.0)), st.sampled_from(_DYADIC)))
+    zeros = [v for v in (0.0, -0.0) if v >= lo]
+    above = st.sampled_from([v for v in _DYADIC if v >= lo])
+    hi = draw(st.one_of(st.sampled_from(zeros), above) if zeros else above)
     names = ("lo", "hi") if fields.field("lo") is not None else ("min", "max")
     return {names[0]: lo, names[1]: hi}
 
