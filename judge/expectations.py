@@ -2,6 +2,12 @@
 
 Each entry names (kernel, backend, dtype, check) and optionally a device (the entry then
 applies only where the backend's device description contains that text), with a reason.
+
+An entry may also name a recorded counterexample, ``case = "<case id>"``, stored as
+``expectation-cases/<case id>.npz`` next to the file. Before an entry whose divergence the search
+did not meet is called stale, that case is replayed: the entry is stale only if the recorded
+inputs no longer show the divergence either. A divergence the search meets only now and then
+thus stays recorded while it is real, and goes stale the day the library is fixed.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ CHECKS = (
     "dtype", "shape", "nan", "inf", "signed_zero", "exact", "ties", "ulp", "bound",
     "reduction_bound", "implausible", "determinism", "unwritten", "input_modified", "raised",
 )
+
+
+CASES_FOLDER = "expectation-cases"
 
 
 class ExpectationsError(Exception):
@@ -29,6 +38,7 @@ class Expectation:
     reason: str
     device: str | None = None
     line: int = 0
+    case_file: str | None = None  # the recorded counterexample (.npz), resolved at load time
 
     def applies(self, kernel: str, backend: str, dtype: str, device_desc: str) -> bool:
         return (
@@ -71,11 +81,17 @@ def load_expectations(path: str | Path | None = None) -> Expectations:
             raise ExpectationsError(f"{where}: divergence entry lacks {', '.join(missing)}")
         if raw["check"] not in CHECKS:
             raise ExpectationsError(f"{where}: check {raw['check']!r} is not one of {', '.join(CHECKS)}")
-        unknown = set(raw) - {"kernel", "backend", "dtype", "check", "reason", "device"}
+        unknown = set(raw) - {"kernel", "backend", "dtype", "check", "reason", "device", "case"}
         if unknown:
             raise ExpectationsError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        case_file = None
+        if raw.get("case"):
+            case_path = path.parent / CASES_FOLDER / f"{raw['case']}.npz"
+            if not case_path.is_file():
+                raise ExpectationsError(f"{where}: recorded case {raw['case']!r} not found at {case_path}")
+            case_file = str(case_path)
         e = Expectation(raw["kernel"], raw["backend"], raw["dtype"], raw["check"], raw["reason"],
-                        raw.get("device"), starts[n] if n < len(starts) else 0)
+                        raw.get("device"), starts[n] if n < len(starts) else 0, case_file)
         key = (e.kernel, e.backend, e.dtype, e.check, e.device)
         if key in seen:
             raise ExpectationsError(f"{where}: duplicate entry for {key}")

@@ -193,6 +193,10 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
 
     def search() -> None:
         attempt(0, profile.max_examples)
+        # An entry's recorded counterexample settles it before any further search.
+        for check in sorted(set(expected) - set(observed_expected)):
+            if _recorded_case_shows(contract, backend, expected[check], opdef, repeats):
+                observed_expected[check] = f"recorded case {Path(expected[check].case_file).stem}"
         # A known divergence is a sampled event: before calling an entry stale, look again,
         # with more cases and other seeds (deterministic for a given seed).
         for extra in range(1, STALE_RETRIES + 1):
@@ -235,6 +239,20 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     row.seconds = round(time.perf_counter() - t0, 4)
     result.overhead_seconds = max(0.0, row.seconds - timing["backend"] - timing["oracle"])
     return result
+
+
+def _recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, repeats: int) -> bool:
+    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
+    if not entry.case_file:
+        return False
+    record = CaseRecord.load(entry.case_file)
+    if (record.kernel, record.backend, record.dtype) != (contract.kernel, backend.name, entry.dtype):
+        return False
+    try:
+        outcome = judge_case(contract, backend, case_from_record(record), opdef, repeats=repeats)
+    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
+        return False
+    return any(f.check == entry.check for f in outcome.findings)
 
 
 @contextlib.contextmanager

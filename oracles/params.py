@@ -7,6 +7,7 @@ representable in the case's dtype, so "coerced to T" never changes them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -56,11 +57,16 @@ def _affine(draw, shape, fields, nonempty):
     }
 
 
+def _signed(v: float) -> tuple[float, float]:
+    return v, math.copysign(1.0, v)
+
+
 def _clamp(draw, shape, fields, nonempty):
     # Zero bounds are drawn often: clamping ±0 against a 0 bound is where signed-zero rules show.
+    # hi is never below lo in the order the contracts use for zeros (-0.0 below +0.0).
     lo = draw(st.one_of(st.sampled_from((0.0, -0.0)), st.sampled_from(_DYADIC)))
-    zeros = [v for v in (0.0, -0.0) if v >= lo]
-    above = st.sampled_from([v for v in _DYADIC if v >= lo])
+    zeros = [v for v in (0.0, -0.0) if _signed(v) >= _signed(lo)]
+    above = st.sampled_from([v for v in _DYADIC if _signed(v) >= _signed(lo)])
     hi = draw(st.one_of(st.sampled_from(zeros), above) if zeros else above)
     names = ("lo", "hi") if fields.field("lo") is not None else ("min", "max")
     return {names[0]: lo, names[1]: hi}

@@ -70,3 +70,102 @@ def test_bad_expectations_file(tmp_path, body, message):
 def test_shipped_expectations_load():
     exp = load_expectations()
     assert all(e.reason for e in exp.entries)
+
+
+class _RareSlip:
+    """neg that returns its input unchanged for the one value 1234.5: a divergence the search
+    practically never meets, but a recorded counterexample shows every time."""
+
+    @staticmethod
+    def make(broken, slip: bool):
+        import numpy as np
+
+        class RareSlip(broken.MiniCpu):
+            name = "rare-slip"
+
+            def compute(self, contract, call, xs):
+                out = super().compute(contract, call, xs)
+                if slip:
+                    out = np.where(xs[0] == 1234.5, xs[0], out)
+                return out
+
+        return RareSlip()
+
+
+def _record_case(tmp_path, contract, backend_name):
+    import numpy as np
+
+    from judge.api import TensorArg
+    from judge.cases import CaseRecord
+
+    base = np.array([1.0, 1234.5], dtype=np.float32)
+    record = CaseRecord(contract.kernel, contract.file, backend_name, "F32",
+                        (TensorArg(base, (2,), (1,), 0, "F32"),), {}, "exact", "recorded by hand")
+    folder = tmp_path / "expectation-cases"
+    folder.mkdir(exist_ok=True)
+    record.save(folder)
+    return record.case_id
+
+
+def _write_with_case(tmp_path, case_id):
+    p = tmp_path / "expectations.toml"
+    p.write_text('[[divergence]]\nkernel = "neg"\nbackend = "rare-slip"\ndtype = "F32"\ncheck = "exact"\n'
+                 f'reason = "returns 1234.5 unchanged"\ncase = "{case_id}"\n')
+    return load_expectations(p)
+
+
+def test_a_recorded_case_keeps_a_rarely_met_divergence_listed(tmp_path, broken, suite):
+    contract = suite("reference-elementwise.fkc.md", "neg")
+    exp = _write_with_case(tmp_path, _record_case(tmp_path, contract, "rare-slip"))
+    row = run_item(Item(contract, _RareSlip.make(broken, slip=True), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "xfail", row.reason
+    # without the recorded case the same entry is stale: the search does not meet 1234.5
+    (tmp_path / "bare").mkdir()
+    bare = _write(tmp_path / "bare", "neg", "rare-slip", "exact")
+    row = run_item(Item(contract, _RareSlip.make(broken, slip=True), "F32"), get_profile("ci"),
+                   expectations=bare).row
+    assert row.verdict == "fail" and row.reason.startswith("stale expectation")
+
+
+def test_a_recorded_case_that_now_conforms_is_stale(tmp_path, broken, suite):
+    contract = suite("reference-elementwise.fkc.md", "neg")
+    exp = _write_with_case(tmp_path, _record_case(tmp_path, contract, "rare-slip"))
+    row = run_item(Item(contract, _RareSlip.make(broken, slip=False), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "fail" and row.reason.startswith("stale expectation")
+
+
+def test_a_missing_recorded_case_is_an_error_naming_the_line(tmp_path):
+    p = tmp_path / "expectations.toml"
+    p.write_text('\n[[divergence]]\nkernel = "neg"\nbackend = "b"\ndtype = "F32"\ncheck = "exact"\n'
+                 'reason = "r"\ncase = "neg-b-F32-000000000000"\n')
+    with pytest.raises(ExpectationsError, match=r"expectations.toml:2: recorded case .* not found"):
+        load_expectations(p)
+
+
+def _shipped_cases():
+    exp = load_expectations()
+    return [e for e in exp.entries if e.case_file]
+
+
+@pytest.mark.parametrize("entry", _shipped_cases(), ids=lambda e: f"{e.kernel}-{e.backend}-{e.dtype}-{e.check}")
+def test_every_shipped_recorded_case_still_shows_its_divergence(entry):
+    import oracles
+    from judge.cases import CaseRecord
+    from judge.contracts import default_suite_path, load_paths
+    from judge.registry import default_registry
+    from judge.runner import case_from_record, judge_case
+
+    backend = default_registry().load_all().backends[entry.backend]
+    why = backend.available()
+    if why is not True:
+        pytest.skip(f"{entry.backend} unavailable here: {why}")
+    if entry.device and entry.device not in backend.describe():
+        pytest.skip(f"the entry is for {entry.device}; this {entry.backend} is {backend.describe()}")
+    record = CaseRecord.load(entry.case_file)
+    assert (record.kernel, record.backend, record.dtype) == (entry.kernel, entry.backend, entry.dtype)
+    (contract,) = [c for c in load_paths([default_suite_path()]).contracts
+                   if c.kernel == entry.kernel and c.device == backend.device]
+    outcome = judge_case(contract, backend, case_from_record(record), oracles.get(contract.op_kind), repeats=1)
+    assert entry.check in {f.check for f in outcome.findings}, [f.message for f in outcome.findings]
