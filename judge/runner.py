@@ -362,7 +362,13 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     from judge.contracts import load_paths
     from judge.registry import default_registry
 
-    loaded = load_paths([contracts_path or record.file])
+    source = contracts_path or record.file
+    if contracts_path is None and not Path(source).exists():
+        # recorded on another checkout: the embedded suite's file of the same name
+        from judge.contracts import default_suite_path
+
+        source = Path(default_suite_path()) / Path(record.file).name
+    loaded = load_paths([source])
     matches = [c for c in loaded.contracts if c.kernel == record.kernel]
     if not matches:
         raise LookupError(f"kernel {record.kernel!r} not found in {contracts_path or record.file}")
