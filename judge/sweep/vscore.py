@@ -233,7 +233,7 @@ def _emit(score: VectorScore, report: _Reporter, nan_rule) -> None:
     for check in report.checks():
         score.failing[check] = report.indices(check)
         finding = Finding(check, report.message(check))
-        if check == "nan" and nan_rule.source == "unspecified":
+        if check == "nan" and nan_rule.value == "unspecified":
             score.reported.append(finding)
         else:
             score.findings.append(finding)

@@ -146,3 +146,14 @@ def test_comparison_scores_agree(suite):
     slow, fast = _both(contract, "BF16", [a[keep], b[keep]], flip, out_dtype="BOOL")
     assert [f.check for f in fast.findings] == [f.check for f in slow.findings] != []
     _assert_same(slow, fast)
+
+
+def test_a_nan_mismatch_under_an_unspecified_rule_is_reported_by_both(suite):
+    # the Vulkan sign contract states no NaN rule: a number for a NaN input is reported, not failed
+    (contract,) = [c for c in suite.find("sign") if "vulkan" in c.file]
+    assert contract.semantics.get("nan").value == "unspecified"
+    bits = all_bits("F16")
+    zero_for_nan = lambda b: np.where(np.isnan(b.view(np.float16)), 0, b).astype(b.dtype)  # noqa: E731
+    slow, fast = _both(contract, "F16", [bits], zero_for_nan)
+    assert not fast.findings and [f.check for f in fast.reported] == ["nan"]
+    _assert_same(slow, fast)
