@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from judge.api import TensorArg
 from judge.contracts.model import Contract, InputSpec, Layout
+from judge.formats import get_format
 from judge.layouts import CONTIGUOUS, LayoutRecipe, build_view, storage_shape
 from judge.values import POISON_BITS, value_array
 
@@ -168,8 +169,6 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
     """Some elements of a later operand repeat an earlier operand's value at the same position,
     as is or with the sign flipped: the equal pairs, x - x, x / x, ±0 pairs and ties that
     max, min, comparisons, division and remainder rules are about. Shrinks to no echo."""
-    from judge.formats import get_format
-
     fmt = get_format(dtype)
     how = draw(st.sampled_from(("none", "same", "negated", "both")))
     if how == "none" or stored.size == 0 or fmt.kind == "bool":
@@ -185,7 +184,8 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
             np.array(draw(st.lists(st.booleans(), min_size=out.size, max_size=out.size)))
     sign = fmt.bits_dtype.type((1 << (fmt.bits - 1)) if fmt.is_float else 0)
     echoed = np.where(flip, src ^ sign, src)
-    echoed[echoed == POISON_BITS.get(dtype, -1)] = src[echoed == POISON_BITS.get(dtype, -1)]
+    poisoned = echoed == POISON_BITS[dtype]  # a flipped NaN must not look like an unwritten output
+    echoed[poisoned] = src[poisoned]
     out[picked] = echoed[picked]
     return out.view(stored.dtype).reshape(stored.shape)
 

@@ -38,26 +38,34 @@ def from_bits(bits, fmt: Format) -> np.ndarray:
     return np.asarray(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
 
 
+def _positive_bits(fmt: Format) -> dict[str, int]:
+    """Bit patterns of the positive special and extreme values of a float format."""
+    m = fmt.mantissa_bits
+    exp_all = ((1 << fmt.exponent_bits) - 1) << m
+    return {
+        "zero": 0,
+        "min_subnormal": 1,
+        "max_subnormal": (1 << m) - 1,
+        "min_normal": 1 << m,
+        "max_finite": exp_all - 1,
+        "inf": exp_all,
+        "nan": exp_all | (1 << (m - 1)),  # canonical quiet NaN
+    }
+
+
+def _both_signs(fmt: Format, positive) -> tuple[int, ...]:
+    sign = 1 << (fmt.bits - 1)
+    return tuple(positive) + tuple(b | sign for b in positive)
+
+
 @cache
 def edge_bits(name: str) -> tuple[int, ...]:
     """NaN, ±inf, ±0, extreme subnormals and normals, ±max finite, ±1 and rounding ties."""
     fmt = get_format(name)
     if not fmt.is_float:
         return ()
-    m = fmt.mantissa_bits
-    sign = 1 << (fmt.bits - 1)
-    exp_all = ((1 << fmt.exponent_bits) - 1) << m
-    positive = [
-        0,  # +0
-        1,  # smallest subnormal
-        (1 << m) - 1,  # largest subnormal
-        1 << m,  # smallest normal
-        exp_all - 1,  # largest finite
-        exp_all,  # +inf
-        exp_all | (1 << (m - 1)),  # canonical quiet NaN
-    ]
     ties = [0.5, 1.0, 1.5, 2.5, 3.5, -0.5, 2.0 ** (fmt.precision - 1) + 0.5, 0.1, 1.0 / 3.0]
-    bits = set(positive) | {b | sign for b in positive}
+    bits = set(_both_signs(fmt, _positive_bits(fmt).values()))
     bits |= {int(b) for b in to_bits(ties, fmt)}
     return tuple(sorted(bits))
 
@@ -68,11 +76,9 @@ def special_bits(name: str) -> tuple[int, ...]:
     fmt = get_format(name)
     if not fmt.is_float:
         return ()
-    m = fmt.mantissa_bits
-    sign = 1 << (fmt.bits - 1)
-    exp_all = ((1 << fmt.exponent_bits) - 1) << m
-    positive = (0, exp_all | (1 << (m - 1)), exp_all, 1, (1 << m) - 1)
-    return positive + tuple(b | sign for b in positive)
+    p = _positive_bits(fmt)
+    # +0 first: Hypothesis shrinks a sampled special towards it
+    return _both_signs(fmt, (p["zero"], p["nan"], p["inf"], p["min_subnormal"], p["max_subnormal"]))
 
 
 def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[int]:
