@@ -104,6 +104,29 @@ class CupyBackend(Backend):
         runtime = cupy.cuda.runtime.runtimeGetVersion()
         return f"cupy {cupy.__version__} (CUDA runtime {runtime}) on {name}"
 
+    def timed(self, contract, call):
+        """The cupy call on arrays already on the device (``judge measure``)."""
+        import cupy
+        import numpy as np
+
+        from backends._cupy_timing import CupyCall
+        from backends._xp_ops import XP_TABLE, XpEnv
+        from judge.formats import get_format
+
+        op = make_op_call(contract, call)
+        t = get_format(op.dtype).numpy_dtype
+        compute = np.dtype(np.float32) if op.dtype == "BF16" else t
+        env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
+        args = [upload(arg) for arg in call.inputs]
+        return CupyCall(cupy, lambda: XP_TABLE[op.op_kind](env, args))
+
+    def timed_copy(self, nbytes: int):
+        import cupy
+
+        from backends._cupy_timing import copy_call
+
+        return copy_call(cupy, nbytes)
+
 
 def backends() -> list[Backend]:
     return [CupyBackend()]

@@ -111,6 +111,26 @@ class TorchBackend(Backend):
             )
         return f"torch {torch.__version__} on cpu ({torch.get_num_threads()} threads)"
 
+    def timed(self, contract, call):
+        """The torch call on tensors already on the device (``judge measure``)."""
+        import torch
+
+        from backends._torch_ops import TORCH_TABLE, TorchEnv
+        from backends._torch_timing import TorchCall
+        from judge.formats import get_format
+
+        op = make_op_call(contract, call)
+        env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
+        args = [to_device(torch, arg, self._torch_device()) for arg in call.inputs]
+        return TorchCall(torch, lambda: TORCH_TABLE[op.op_kind](env, args), self.device)
+
+    def timed_copy(self, nbytes: int):
+        import torch
+
+        from backends._torch_timing import copy_call
+
+        return copy_call(torch, nbytes, self._torch_device())
+
 
 def backends() -> list[Backend]:
     return [TorchBackend("torch-cpu", "cpu"), TorchBackend("torch-cuda", "cuda")]

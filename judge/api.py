@@ -113,6 +113,17 @@ class Backend(abc.ABC):
     def __repr__(self) -> str:
         return f"<Backend {self.name} ({self.device})>"
 
+    def timed(self, contract: Contract, call: KernelCall) -> Any:
+        """Optional, for ``judge measure`` (SPEC §12): ``call`` made ready to repeat with its
+        operands already on the device, as a ``judge.measure.timed.TimedCall`` (which says how
+        it synchronises and times). None, the default, times ``run`` end to end instead."""
+        return None
+
+    def timed_copy(self, nbytes: int) -> Any:
+        """Optional: a plain device-to-device copy of ``nbytes`` bytes as a ``TimedCall``, the
+        bandwidth roofline of ``judge measure``. None, the default, where there is none."""
+        return None
+
 
 def register_backend(backend: Backend) -> Backend:
     """Register a backend instance with the process-wide registry."""

@@ -64,3 +64,17 @@ class KomputeBackend(Backend):
         if entry is None:
             raise ValueError(f"{contract.kernel}: no Vulkan kernel for op kind {contract.op_kind!r}")
         return LAUNCHERS[entry.family](entry, contract.kernel, call)
+
+    def timed(self, contract, call: KernelCall):
+        """The dispatch alone, fenced (``judge measure``; see backends.kompute.timing)."""
+        from backends.kompute import timing
+
+        entry = OPS.get(contract.op_kind or "")
+        if entry is None:
+            raise ValueError(f"{contract.kernel}: no Vulkan kernel for op kind {contract.op_kind!r}")
+        return timing.timed(LAUNCHERS[entry.family], entry, contract.kernel, call)
+
+    def timed_copy(self, nbytes: int):
+        from backends.kompute import timing
+
+        return timing.timed_copy(nbytes)

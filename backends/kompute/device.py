@@ -60,6 +60,14 @@ class Slot:
 
 
 _SLOTS: dict[tuple, Slot] = {}
+_LAST: list[Slot] = []  # the slot of the latest dispatch (for backends.kompute.timing)
+
+
+def last_slot() -> Slot:
+    """The slot the latest ``dispatch`` ran in (its buffers still hold that call's operands)."""
+    if not _LAST:
+        raise RuntimeError("no dispatch has run yet")
+    return _LAST[0]
 
 
 def _slot(program: str, capacities: tuple[int, ...], workgroups: int) -> Slot:
@@ -97,6 +105,7 @@ def dispatch(program: str, inputs: list[np.ndarray], output: np.ndarray, meta: n
     capacities = (*(capacity(len(b)) for b in buffers), META_WORDS)
     workgroups = min(MAX_WORKGROUPS, max(1, -(-capacity(threads) // LOCAL_SIZE)))
     slot = _slot(program, capacities, workgroups)
+    _LAST[:] = [slot]
     for view, words in zip(slot.views, buffers, strict=False):
         view[: len(words)] = words
     slot.views[-1][:] = meta

@@ -41,6 +41,7 @@ PROGRAMS: dict[str, Program] = {
         Program("argreduce_f16", "argreduce.comp", ("DT_F16",)),
         Program("argreduce_f64", "argreduce.comp", ("DT_F64",)),
         Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
+        Program("copy", "copy.comp"),
     )
 }
 

@@ -50,6 +50,7 @@ class SizePoint:
     work: float
     variables: dict[str, float]
     host_bytes: int | None = None
+    host_method: str = ""
     device_bytes: int | None = None
     device_method: str = ""
 
@@ -138,7 +139,7 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
             sample = time_size(timed, n, policy)
             work = float(evaluate(expr, **variables)) if expr is not None else variables["n"]
             point = SizePoint(sample, work, variables)
-            point.host_bytes = host_peak_bytes(timed)
+            point.host_bytes, point.host_method = host_peak_bytes(timed)
             device = timed.peak_device_bytes()
             if device is not None:
                 point.device_bytes, point.device_method = device
@@ -197,7 +198,7 @@ def _check_memory(entry: Entry) -> None:
     cost = entry.contract.cost
     host_tier, device_tier = "host_bytes", "device_bytes"
     checks = [MemoryCheck(host_tier, promised_bytes(cost, host_tier, last.variables),
-                          last.host_bytes or 0, HOST_METHOD)]
+                          last.host_bytes or 0, last.host_method or HOST_METHOD)]
     if last.device_bytes is not None:
         checks.append(MemoryCheck(device_tier, promised_bytes(cost, device_tier, last.variables),
                                   last.device_bytes, last.device_method))

@@ -42,6 +42,11 @@ class TimedCall:
         None when the device has no allocator statistics to read."""
         return None
 
+    def peak_host_bytes(self) -> tuple[int, str] | None:
+        """(peak host bytes of one call, how measured) where the library can say better than
+        the Judge's tracemalloc and resident-set reading; None by default."""
+        return None
+
     def close(self) -> None:
         """Release what ``launch`` holds (device buffers, sequences)."""
 

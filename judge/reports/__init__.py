@@ -28,7 +28,10 @@ def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
     paths["cases"].mkdir(exist_ok=True)
     for record in run.cases:
         record.save(paths["cases"])
-    paths["report.html"].write_text(html.render_report(run, repro=repro_generator()))
+    from judge.reports.cost import load_measured
+
+    cost = load_measured(out / "measured-cost.json")  # written by ``judge measure``, if it ran
+    paths["report.html"].write_text(html.render_report(run, repro=repro_generator(), cost=cost))
     return paths
 
 

@@ -21,8 +21,10 @@ from judge.results import VERDICTS, AuditRun, ResultRow
 SEVERITY = {"error": 4, "fail": 3, "xfail": 2, "pass": 1, "unsupported": 0}
 
 
-def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None) -> str:
-    """The whole page. ``repro(record)`` returns a case's standalone script (or raises)."""
+def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None,
+                  cost: dict | None = None) -> str:
+    """The whole page. ``repro(record)`` returns a case's standalone script (or raises);
+    ``cost`` is a measured-cost.json document, shown as the cost section (SPEC §12)."""
     meta = run.meta
     body = [
         "<h1>Judge audit report</h1>",
@@ -37,6 +39,10 @@ def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None
         _section("Failing rows", _failing_rows(run.rows), "failing"),
         _section("Failing cases", _cases(run.cases, repro), "cases"),
     ]
+    if cost is not None:
+        from judge.reports.cost import cost_section
+
+        body.append(_section("Measured cost", cost_section(cost), "cost"))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<title>Judge audit report</title>"
