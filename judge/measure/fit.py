@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+RATE_SHARE = 0.5  # the work must take this share of the largest size's time to fix the rate
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -21,6 +23,12 @@ class Fit:
     rms_rel: float  # root-mean-square relative residual
     max_rel: float  # largest relative residual
     points: int
+    work_share: float = 1.0  # of the fitted time at the largest work, the part the work takes
+
+    @property
+    def rate_determined(self) -> bool:
+        """Whether work, not overhead, dominates the largest size (else the rate is a guess)."""
+        return self.work_share >= RATE_SHARE
 
     @property
     def rate(self) -> float:
@@ -49,5 +57,6 @@ def fit_cost(work, times_ns) -> Fit:
     if b < 0:
         a, b = float(np.sum(inv) / np.sum(inv**2)), 0.0
     rel = (a + b * w - t) / t
+    top = a + b * float(w.max())
     return Fit(float(a), float(b), float(np.sqrt(np.mean(rel**2))), float(np.max(np.abs(rel))),
-               len(t))
+               len(t), float(b * float(w.max()) / top) if top > 0 else 0.0)

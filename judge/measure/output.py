@@ -67,6 +67,7 @@ def entry_json(entry) -> dict:
         "rate_per_s": _num(fit.rate) if fit else None,
         "fit_rms_rel": _num(fit.rms_rel) if fit else None,
         "fit_max_rel": _num(fit.max_rel) if fit else None,
+        "rate_determined": fit.rate_determined if fit else False,
         "roofline_fraction": _num(entry.roofline_fraction),
         "truncated": entry.truncated or None,
         "sizes": [{
@@ -88,6 +89,7 @@ def roofline_json(roof) -> dict:
         "best_bytes_per_s": _num(roof.best_bytes_per_s),
         "overhead_ns": _num(roof.fit.overhead_ns) if roof.fit else None,
         "fit_rms_rel": _num(roof.fit.rms_rel) if roof.fit else None,
+        "rate_determined": roof.fit.rate_determined if roof.fit else False,
         "note": roof.note,
         "sizes": [{"bytes": s.n, "median_ns": s.median_ns, "q1_ns": s.q1_ns, "q3_ns": s.q3_ns,
                    "reps": s.reps, "stable": s.stable} for s in roof.samples],

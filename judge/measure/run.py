@@ -38,6 +38,7 @@ class MeasureOptions:
     item_budget_s: float = 20.0
     policy: TimingPolicy = TimingPolicy()
     seed: int = 0
+    dtypes: tuple[str, ...] | None = None  # None: every dtype of each contract's fan
 
     def sizes(self, device: str) -> list[int]:
         lo, hi = self.log2 or DEFAULT_LOG2.get(device, (4, 20))
@@ -167,6 +168,11 @@ def _conclude(entry: Entry) -> None:
     points = [p for p in entry.points if p.work > 0]
     if len({p.work for p in points}) >= 2:
         entry.fit = fit_cost([p.work for p in points], [p.sample.median_ns for p in points])
+        if not entry.fit.rate_determined:
+            entry.findings.append(
+                f"overhead-bound up to n = {points[-1].sample.n} ({entry.work_name} is "
+                f"{entry.fit.work_share:.0%} of its time): the rate is not determined; "
+                "measure larger sizes")
         if entry.fit.rms_rel > FIT_LIMIT:
             entry.findings.append(
                 f"time is not linear in {entry.work_name} = {entry.work_expr}: the fit's rms "
@@ -213,6 +219,11 @@ def _check_memory(entry: Entry) -> None:
 def apply_roofline(entry: Entry, roof: Roofline | None) -> None:
     if entry.fit is None or roof is None or roof.bytes_per_s is None or entry.unit != "B":
         return
+    if not (math.isfinite(entry.fit.rate) and math.isfinite(roof.bytes_per_s)):
+        return
+    if not (entry.fit.rate_determined and roof.fit.rate_determined):
+        entry.roofline_fraction = entry.fit.rate / roof.bytes_per_s
+        return  # a rate or a roof set by noise: the fraction is reported, never judged
     entry.roofline_fraction = entry.fit.rate / roof.bytes_per_s
     pct = f"{entry.roofline_fraction:.0%}"
     if entry.roofline_fraction > ROOF_OVER:
@@ -242,6 +253,8 @@ def measure(contracts, backends, options: MeasureOptions, *, progress=None,
             if not contract.registrable or contract.device != backend.device:
                 continue
             for dtype in contract.dtype_fan:
+                if options.dtypes is not None and dtype not in options.dtypes:
+                    continue
                 try:
                     ok = backend.supports(contract, input_dtypes(contract, dtype))
                 except Exception as exc:  # noqa: BLE001

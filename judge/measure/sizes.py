@@ -38,7 +38,10 @@ def parse_log2_range(text: str) -> tuple[int, int]:
     except ValueError:
         raise ValueError(f"{text!r} is not a size range (write LO:HI, the log2 of the smallest "
                          "and largest element count, e.g. 4:20)") from None
-    size_range(lo, hi)
+    try:
+        size_range(lo, hi)
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: {exc}") from None
     return lo, hi
 
 
