@@ -1,0 +1,67 @@
+"""What is measured at size n: plans that every contract of the embedded suite accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge.measure.sizes import (
+    cost_variables,
+    make_call,
+    parse_log2_range,
+    plan_call,
+    size_range,
+)
+
+
+@pytest.fixture(scope="module")
+def suite():
+    from judge.contracts import default_suite_path, load_paths
+
+    loaded = load_paths([Path(default_suite_path())])
+    assert not loaded.errors
+    return [c for c in loaded.contracts if c.registrable]
+
+
+@pytest.mark.parametrize("n", [16, 1024, 1 << 16])
+def test_every_suite_contract_has_a_contiguous_call_of_n_elements(suite, n):
+    from judge.layouts import accepted
+
+    for contract in suite:
+        for dtype in contract.dtype_fan:
+            plan = plan_call(contract, dtype, n)
+            call = make_call(contract, plan)
+            what = f"{contract.kernel}[{dtype}]"
+            assert call.inputs[0].size == n, what
+            for arg, spec in zip(call.inputs, contract.inputs, strict=True):
+                assert arg.is_contiguous() and accepted(arg, spec.layout), what
+                assert spec.rank.contains(arg.ndim), what
+                values = arg.base.astype(np.float64)
+                assert np.all(np.isfinite(values)), what
+                if arg.dtype != "BOOL":
+                    assert values.min() >= 0.5 and values.max() <= 1.5, what
+            variables = cost_variables(call, dtype)
+            assert variables["n_in"] == n and variables["n_out"] == call.outputs[0].size
+            for expr in (contract.cost.bytes_moved, contract.cost.flops):
+                if expr is not None:
+                    from judge.contracts.cost import evaluate
+
+                    assert evaluate(expr, **variables) > 0, what
+
+
+def test_reductions_fold_the_last_axis(suite):
+    (contract,) = [c for c in suite if c.kernel == "sum_reduce_cpu"]
+    plan = plan_call(contract, "F32", 4096)
+    assert plan.shapes == ((16, 256),) and plan.params == {"dims": [1], "keepdim": False}
+    call = make_call(contract, plan)
+    assert cost_variables(call, "F32")["n_out"] == 16
+
+
+def test_size_ranges():
+    assert size_range(4, 7) == [16, 32, 64, 128]
+    assert parse_log2_range("4:20") == (4, 20)
+    for bad in ("20:4", "4", "a:b", "4:40"):
+        with pytest.raises(ValueError, match=repr(bad).strip("'") if bad != "4" else "LO:HI"):
+            parse_log2_range(bad)
