@@ -21,7 +21,9 @@ class OpCall:
     ``dtype``: the FKC dtype T of the float operands; ``out_dtypes``/``out_shapes``: what the
     executor pre-allocated; ``nan``: the contract's derived NaN rule (propagate, ignore,
     to_zero, unspecified), which selects between a library's documented NaN-propagating and
-    NaN-ignoring kernels (np.maximum / np.fmax) where it has both.
+    NaN-ignoring kernels (np.maximum / np.fmax) where it has both; ``init``: ``identity`` where
+    the contract states that an extremum fold starts from -inf / +inf (passed as the library's
+    initial value), else ``unspecified``.
     """
 
     op_kind: str
@@ -30,6 +32,7 @@ class OpCall:
     out_dtypes: tuple[str, ...]
     out_shapes: tuple[tuple[int, ...], ...]
     nan: str
+    init: str = "unspecified"
 
     @property
     def nan_ignore(self) -> bool:
@@ -53,7 +56,14 @@ def make_op_call(contract, call) -> OpCall:
         out_dtypes=tuple(o.dtype for o in call.outputs),
         out_shapes=tuple(tuple(o.shape) for o in call.outputs),
         nan=nan_rule(contract),
+        init=_rule(contract, "init"),
     )
+
+
+def _rule(contract, key: str) -> str:
+    semantics = getattr(contract, "semantics", None)
+    rule = getattr(semantics, key, None)
+    return rule.value if rule is not None else "unspecified"
 
 
 def nan_rule(contract) -> str:

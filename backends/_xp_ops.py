@@ -30,7 +30,8 @@ class XpLib:
     """A numpy-API array library and the few kernels it names its own way.
 
     ``erf64``: elementwise erf of a float64 array; ``nan_extremum``: (array, axes, keepdims,
-    "max"|"min") -> the NaN-ignoring extremum reduction the library documents.
+    "max"|"min"[, initial=True]) -> the NaN-ignoring extremum reduction the library documents
+    (``initial``: folded from -inf / +inf, where the contract states that start).
     """
 
     name: str
@@ -85,6 +86,8 @@ def _extremum_binary(propagating: str, ignoring: str) -> Entry:
 
 
 def _extremum_reduce(env: XpEnv, x, axes: tuple[int, ...], keepdims: bool, which: str):
+    if env.op.nan_ignore and env.op.init == "identity":  # the contract's fold from -inf / +inf
+        return env.lib.nan_extremum(x, axes, keepdims, which, initial=True)
     if env.op.nan_ignore:
         return env.lib.nan_extremum(x, axes, keepdims, which)
     return getattr(env.xp, which)(x, axis=axes, keepdims=keepdims)

@@ -26,10 +26,14 @@ def _numpy_lib():
     def erf64(x):
         return np.asarray(erf(x), dtype=np.float64)
 
-    def nan_extremum(x, axes, keepdims, which):
-        # numpy's fmax/fmin reductions are its documented NaN-ignoring extrema (an all-NaN
-        # lane stays NaN; no initial value is passed, so folding over no axes is the identity).
+    def nan_extremum(x, axes, keepdims, which, initial=False):
+        # numpy's fmax/fmin reductions are its documented NaN-ignoring extrema. Without an
+        # initial value an all-NaN lane stays NaN and folding over no axes is the identity; with
+        # ``initial`` the fold starts from -inf (max) / +inf (min), as a contract may state.
         ufunc = np.fmax if which == "max" else np.fmin
+        if initial:
+            start = x.dtype.type(-np.inf if which == "max" else np.inf)
+            return ufunc.reduce(x, axis=axes, keepdims=keepdims, initial=start)
         return ufunc.reduce(x, axis=axes, keepdims=keepdims)
 
     return XpLib(name="numpy", xp=np, erf64=erf64, nan_extremum=nan_extremum)

@@ -157,13 +157,14 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
     obs_f = observed.astype(np.float64).reshape(-1)
     exp_f = expected.astype(np.float64).reshape(-1)
     obs_nan, exp_nan = np.isnan(obs_f), np.isnan(exp_f)
-    for i in np.flatnonzero(obs_nan != exp_nan):
+    admitted = _admitted(oracle_out, obs_f, n)
+    for i in np.flatnonzero((obs_nan != exp_nan) & ~admitted):
         i = int(i)
         score.nan_mismatch += 1
         want = "NaN" if exp_nan[i] else "a number"
         fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})")
     both = ~obs_nan & ~exp_nan
-    same = obs_bits == exp_bits
+    same = (obs_bits == exp_bits) | admitted
     dist = ulp.ulp_distance(obs_bits, exp_bits, fmt)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
@@ -194,19 +195,26 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         if kind == "exact":
             if obs_f[i] == 0 and exp_f[i] == 0:
                 score.signed_zero_mismatch += 1
-                fail("signed_zero", i, "the sign of zero must match for an exact op")
-            elif nan_mask[i]:
-                fail("nan", i, f"NaN rule {nan_rule.value} (from {nan_rule.source}); exact op")
+                fail("signed_zero", i, "the sign of zero must match for an exact op" + _zeros_note(rules))
+            elif _flushed(obs_f[i], exp_f[i], fmt):
+                fail("subnormal", i, "a subnormal result was flushed to zero; the op is exact by definition")
             else:
                 fail("exact", i, f"{d} ulp; the op is exact by definition (bit-for-bit)")
             continue
+        # a flushed subnormal is what broke, whichever bound it broke
+        flushed = _flushed(obs_f[i], exp_f[i], fmt)
+        named = "subnormal (flushed to zero): " if flushed else ""
+
+        def check(name: str) -> str:
+            return "subnormal" if flushed else name
+
         if kind == "declared":
             if p.max_ulp is not None and d > p.max_ulp:
-                fail("ulp", i, f"{d} ulp > max_ulp {p.max_ulp}")
+                fail(check("ulp"), i, f"{named}{d} ulp > max_ulp {p.max_ulp}")
             if err is not None and p.max_absolute is not None and err > Fraction(p.max_absolute):
-                fail("bound", i, f"|error| {_f(err):.3g} > max_absolute {p.max_absolute}")
+                fail(check("bound"), i, f"{named}|error| {_f(err):.3g} > max_absolute {p.max_absolute}")
             if err is not None and p.max_relative is not None and exq and err / abs(exq) > Fraction(p.max_relative):
-                fail("bound", i, f"relative error {_f(err / abs(exq)):.3g} > max_relative {p.max_relative}")
+                fail(check("bound"), i, f"{named}relative error {_f(err / abs(exq)):.3g} > max_relative {p.max_relative}")
             if err is None and (p.max_absolute is not None or p.max_relative is not None):
                 fail("bound", i, "infinite error against a finite exact value")
             continue
@@ -217,14 +225,42 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
             bound = (max(count - 1, 0) * u * abs_sum) / (count if contract.op_kind == "MeanReduce" and count else 1)
             bound += ulp.ulp_of(exq if exq is not None else Fraction(0), fmt)
             if err is None or err > bound:
-                fail("reduction_bound", i, f"|error| {_f(err) if err is not None else 'inf'} > derived bound "
+                fail(check("reduction_bound"), i, f"{named}|error| {_f(err) if err is not None else 'inf'} > derived bound "
                      f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})")
             continue
         limit = 2.0 ** (-fmt.precision / 2) * max(1.0, abs(_f(exq))) if exq is not None else None
         if err is None or _f(err) > limit:
             score.implausible += 1
-            fail("implausible", i, f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
+            fail(check("implausible"), i, f"{named}error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
     _emit(score, failures, nan_rule, n)
+
+
+def _admitted(oracle_out, obs_f: np.ndarray, n: int) -> np.ndarray:
+    """Elements whose observed value is one of the further results the contract admits
+    (``OracleOutput.admitted``: e.g. either zero of an equal pair, an overflowed sum)."""
+    out = np.zeros(n, bool)
+    alternatives = getattr(oracle_out, "admitted", None)
+    if alternatives is None:
+        return out
+    for i, alts in enumerate(alternatives.reshape(-1)):
+        o = float(obs_f[i])
+        for a in alts or ():
+            if (a != a and o != o) or (a == o and math.copysign(1.0, a) == math.copysign(1.0, o)):
+                out[i] = True
+                break
+    return out
+
+
+def _flushed(observed: float, expected: float, fmt: Format) -> bool:
+    """A nonzero subnormal expected, zero observed: flush-to-zero, whatever rule was in play."""
+    return observed == 0 and expected != 0 and abs(expected) < 2.0 ** fmt.emin
+
+
+def _zeros_note(rules) -> str:
+    rule = rules.get("zeros") if hasattr(rules, "get") else None
+    if rule is None or rule.value == "unspecified":
+        return ""
+    return f" (zeros {rule.value}, from {rule.source}{': ' + repr(rule.evidence) if rule.evidence else ''})"
 
 
 def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected) -> tuple[str, str]:

@@ -39,8 +39,11 @@ def resolve_rule(rules: Mapping[str, str] | None, key: str, defaults: Mapping[st
 
 def float_output(results: list[tuple[int, Any]], fmt: str, shape: tuple[int, ...],
                  **extra) -> OracleOutput:
+    """Results are (bits, exact) or (bits, exact, admitted alternatives) (``oracles.edges``)."""
     bits = [r[0] for r in results]
     exact = object_array([r[1] for r in results], shape)
+    if any(len(r) > 2 for r in results):
+        extra["admitted"] = object_array([r[2] if len(r) > 2 else () for r in results], shape)
     return OracleOutput(expected=bits_to_array(bits, fmt, shape), exact=exact, **extra)
 
 

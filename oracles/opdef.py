@@ -23,12 +23,16 @@ class OracleOutput:
         derived reduction bound). None otherwise.
     acc_format: reductions only: the accumulator format name the bound uses ("F32" for half
         inputs, the input format otherwise).
+    admitted: object array (same shape) of tuples of further results the contract admits for
+        that element (Python floats; a NaN admits any NaN), e.g. either zero of an equal pair
+        under unordered zeros (``oracles.edges``); None where every element has one result.
     """
 
     expected: np.ndarray
     exact: np.ndarray | None = None
     terms: np.ndarray | None = None
     acc_format: str | None = None
+    admitted: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from judge.formats import dtype_name
-from oracles import arith
+from oracles import arith, edges
 from oracles.families import float_output, out_format, output_spec, resolve_rule
 from oracles.opdef import OracleOutput
 from oracles.rounding import float_spec, ints_to_array
@@ -83,10 +83,12 @@ def _exact_sum(values: list[float], scale_exp: int):
     return None, total, abs_total, all_neg_zero
 
 
-def _sum_like(x: np.ndarray, groups: np.ndarray, s, *, mean: bool):
+def _sum_like(x: np.ndarray, groups: np.ndarray, s, *, mean: bool, order: str):
     in_spec = float_spec(dtype_name(x.dtype))
     scale_exp = -in_spec.qmin
     denom = 1 << scale_exp
+    acc = acc_format(x.dtype)
+    limit = edges.overflow_threshold(float_spec(acc))
     flat = as_floats(x)
     results, terms = [], []
     for row in groups:
@@ -96,11 +98,21 @@ def _sum_like(x: np.ndarray, groups: np.ndarray, s, *, mean: bool):
         terms.append((count, Fraction(abs_total, denom)))
         if mean and count == 0:
             results.append(arith.nan(s))
-        elif special is not None:
-            results.append(arith.value(special, s))
+            continue
+        if special is not None:
+            result = arith.value(special, s)
         else:
-            results.append(arith.ratio(total, denom * count if mean else denom, s, zero_negative=neg_zero))
+            result = arith.ratio(total, denom * count if mean else denom, s, zero_negative=neg_zero)
+        if special is not None or Fraction(abs_total, denom) >= limit:  # some order can overflow
+            fixed, admitted = edges.sum_alternatives(values, acc, order)
+            if fixed is not None:
+                result = arith.value(fixed, s)
+            result = edges.with_alternatives(result, admitted)
+        results.append(result)
     return results, terms
+
+
+SUM_ORDER = {"order": "free"}  # SPEC §4: any summation order unless the contract fixes one
 
 
 def sum_or_mean(mean: bool):
@@ -109,7 +121,8 @@ def sum_or_mean(mean: bool):
         x = np.asarray(inputs[0])
         dims, keepdim = _dims_params(params or {}, x.ndim)
         shape, groups = reduce_groups(x.shape, dims, keepdim)
-        results, terms = _sum_like(x, groups, s, mean=mean)
+        order = resolve_rule(rules, "order", SUM_ORDER, ("fixed", "free"))
+        results, terms = _sum_like(x, groups, s, mean=mean, order=order)
         return [float_output(results, fmt, shape, terms=object_array(terms, shape),
                              acc_format=acc_format(x.dtype))]
 
@@ -120,7 +133,8 @@ def reduce_sum_to(inputs, params, out_dtypes, rules):
     fmt, s = output_spec(out_dtypes)
     x, dims, out_shape = _reduce_to_params(params or {}, np.asarray(inputs[0]))
     _, groups = reduce_groups(x.shape, dims, keepdim=True)
-    results, terms = _sum_like(x, groups, s, mean=False)
+    order = resolve_rule(rules, "order", SUM_ORDER, ("fixed", "free"))
+    results, terms = _sum_like(x, groups, s, mean=False, order=order)
     return [float_output(results, fmt, out_shape, terms=object_array(terms, out_shape),
                          acc_format=acc_format(x.dtype))]
 
@@ -128,26 +142,29 @@ def reduce_sum_to(inputs, params, out_dtypes, rules):
 # --- extrema -----------------------------------------------------------------------------------
 
 
-def _fold_extremum(values: list[float], nan_rule: str, largest: bool) -> float:
-    if not values:
-        raise ValueError("an extremum of an empty set is undefined")
-    best = values[0]
-    for v in values[1:]:
-        best = arith.extremum(best, v, nan_rule, largest)
-    return best
+def _extrema(x: np.ndarray, groups: np.ndarray, s, rules, defaults, largest: bool) -> list:
+    """One result per group: the fold's value, with the other zero admitted under unordered
+    zeros where the slice holds both."""
+    nan_rule = resolve_rule(rules, "nan", defaults, edges.EXTREMA_RULES)
+    zeros = resolve_rule(rules, "zeros", defaults, edges.ZERO_RULES)
+    init = edges.init_rule(rules)
+    flat = as_floats(x)
+    results = []
+    for row in groups:
+        values = [flat[i] for i in row]
+        best = edges.fold_extremum(values, nan_rule, largest, init)
+        alternatives = edges.other_zeros(values, best) if zeros == "unordered" else ()
+        results.append(edges.with_alternatives(arith.value(best, s), alternatives))
+    return results
 
 
 def extremum_reduce(largest: bool, defaults: Mapping[str, str]):
     def evaluate(inputs, params, out_dtypes, rules):
         fmt, s = output_spec(out_dtypes)
-        nan_rule = resolve_rule(rules, "nan", defaults, ("propagate", "ignore"))
         x = np.asarray(inputs[0])
         dims, keepdim = _dims_params(params or {}, x.ndim)
         shape, groups = reduce_groups(x.shape, dims, keepdim)
-        flat = as_floats(x)
-        results = [arith.value(_fold_extremum([flat[i] for i in row], nan_rule, largest), s)
-                   for row in groups]
-        return [float_output(results, fmt, shape)]
+        return [float_output(_extrema(x, groups, s, rules, defaults, largest), fmt, shape)]
 
     return evaluate
 
@@ -155,13 +172,9 @@ def extremum_reduce(largest: bool, defaults: Mapping[str, str]):
 def reduce_max_to(defaults: Mapping[str, str]):
     def evaluate(inputs, params, out_dtypes, rules):
         fmt, s = output_spec(out_dtypes)
-        nan_rule = resolve_rule(rules, "nan", defaults, ("propagate", "ignore"))
         x, dims, out_shape = _reduce_to_params(params or {}, np.asarray(inputs[0]))
         _, groups = reduce_groups(x.shape, dims, keepdim=True)
-        flat = as_floats(x)
-        results = [arith.value(_fold_extremum([flat[i] for i in row], nan_rule, True), s)
-                   for row in groups]
-        return [float_output(results, fmt, out_shape)]
+        return [float_output(_extrema(x, groups, s, rules, defaults, True), fmt, out_shape)]
 
     return evaluate
 
@@ -182,7 +195,7 @@ def reduce_max_to_backward(defaults: Mapping[str, str]):
         flat = as_floats(x)
         results: list = [arith.zero(False, s)] * len(flat)
         for j, row in enumerate(groups):
-            m = _fold_extremum([flat[i] for i in row], nan_rule, True)
+            m = edges.fold_extremum([flat[i] for i in row], nan_rule, True, edges.init_rule(rules))
             winners = [i for i in row if flat[i] == m]
             if not winners:
                 continue

@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles import arith, hints, reductions
+from oracles import arith, edges, hints, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.opdef import OpDef
 
 PROPAGATE = {"nan": "propagate"}
-EXTREMA_RULES = ("propagate", "ignore")
+EXTREMA_RULES = edges.EXTREMA_RULES
+# "Exact: returns one of the two operands" never orders -0 below +0 (oracles.edges).
+EXTREMA = {"nan": "propagate", "zeros": "unordered"}
+CLAMP = {"nan": "propagate", "zeros": "ordered"}
+SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
 
 
 def _clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
@@ -60,10 +64,6 @@ def _fma_x(x, mul, add, s):
     return arith.fma(x, mul, add, s)
 
 
-def _clamp_x(x, lo, hi, s):
-    return arith.clamp(x, lo, hi, s)
-
-
 def _powi_x(x, n, s):
     return transcendental.power(x, n, s)
 
@@ -84,9 +84,8 @@ def _binary(kind, fn, hint=hints.arithmetic):
     return OpDef(kind, "binary", 2, False, PROPAGATE, binary(fn), hints=hint)
 
 
-def _extremum(kind, fn):
-    return OpDef(kind, "binary", 2, True, PROPAGATE,
-                 binary(fn, rule="nan", defaults=PROPAGATE, allowed=EXTREMA_RULES),
+def _extremum(kind, largest):
+    return OpDef(kind, "binary", 2, True, EXTREMA, edges.extremum_elementwise(largest, EXTREMA),
                  hints=hints.ties, nan_rules=EXTREMA_RULES)
 
 
@@ -133,15 +132,16 @@ def _rows() -> list[OpDef]:
               params="powi", hints=hints.power, domain="exp: i32; pow(x, 0) = 1 even for NaN"),
         OpDef("Affine", "affine", 1, False, PROPAGATE, unary_with_params(_fma_x, _affine_params),
               params="affine", hints=hints.arithmetic, domain="mul·x + add exactly, rounded once"),
-        OpDef("ClampElementwise", "clamp", 1, True, PROPAGATE,
-              unary_with_params(_clamp_x, _clamp_bounds), params="clamp", hints=hints.ties,
-              domain="min(max(x, lo), hi); -0 orders below +0; NaN propagates"),
+        OpDef("ClampElementwise", "clamp", 1, True, CLAMP,
+              edges.clamp_elementwise(_clamp_bounds, CLAMP), params="clamp", hints=hints.ties,
+              domain="zeros ordered: min(max(x, lo), hi), -0 below +0; unordered: two IEEE "
+                     "comparison-selects; NaN propagates"),
         _binary("AddElementwise", a.add),
         _binary("SubElementwise", a.sub),
         _binary("MulElementwise", a.mul),
         _binary("DivElementwise", a.div, hints.division),
-        _extremum("MaximumElementwise", a.maximum),
-        _extremum("MinimumElementwise", a.minimum),
+        _extremum("MaximumElementwise", True),
+        _extremum("MinimumElementwise", False),
         OpDef("PowElementwise", "binary", 2, False, PROPAGATE, binary(t.power), hints=hints.power,
               domain="C99 Annex F pow"),
         OpDef("RemElementwise", "binary", 2, False, rem_defaults,
@@ -156,19 +156,19 @@ def _rows() -> list[OpDef]:
         _compare("GreaterEqualElementwise", lambda u, v: u >= v),
         OpDef("Where", "where", 3, True, {}, where(a.value), hints=hints.ties,
               nan_rules=("propagate",), domain="cond BOOL; broadcast(cond, a, b)"),
-        OpDef("SumReduce", "reduce", 1, False, PROPAGATE, reductions.sum_or_mean(mean=False),
+        OpDef("SumReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=False),
               params="reduce_dims", hints=hints.summation),
-        OpDef("MeanReduce", "reduce", 1, False, PROPAGATE, reductions.sum_or_mean(mean=True),
+        OpDef("MeanReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=True),
               params="reduce_dims", hints=hints.summation, domain="mean of an empty set is NaN"),
-        OpDef("MaxReduce", "reduce", 1, True, PROPAGATE,
-              reductions.extremum_reduce(True, PROPAGATE), params="reduce_dims",
+        OpDef("MaxReduce", "reduce", 1, True, EXTREMA,
+              reductions.extremum_reduce(True, EXTREMA), params="reduce_dims",
               hints=hints.ties, nan_rules=EXTREMA_RULES),
-        OpDef("MinReduce", "reduce", 1, True, PROPAGATE,
-              reductions.extremum_reduce(False, PROPAGATE), params="reduce_dims",
+        OpDef("MinReduce", "reduce", 1, True, EXTREMA,
+              reductions.extremum_reduce(False, EXTREMA), params="reduce_dims",
               hints=hints.ties, nan_rules=EXTREMA_RULES),
-        OpDef("ReduceSumTo", "reduce_to", 1, False, PROPAGATE, reductions.reduce_sum_to,
+        OpDef("ReduceSumTo", "reduce_to", 1, False, SUMS, reductions.reduce_sum_to,
               params="reduce_to", hints=hints.summation),
-        OpDef("ReduceMaxTo", "reduce_to", 1, True, PROPAGATE, reductions.reduce_max_to(PROPAGATE),
+        OpDef("ReduceMaxTo", "reduce_to", 1, True, EXTREMA, reductions.reduce_max_to(EXTREMA),
               params="reduce_to", hints=hints.ties, nan_rules=EXTREMA_RULES),
         OpDef("ReduceMaxToBackward", "reduce_to_backward", 2, False, backward_defaults,
               reductions.reduce_max_to_backward(backward_defaults), params="reduce_to_backward",

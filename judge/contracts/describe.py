@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from judge.contracts.model import Contract, Layout
+from judge.contracts.model import RULE_MEANINGS, SEMANTIC_VALUES, Contract, Layout
+
+EDGE_KEYS = ("zeros", "init", "order")
 
 _LAYOUT_NAMES = (
     ("strided", "strided"),
@@ -75,9 +77,14 @@ def describe(contract: Contract) -> str:
     if p.notes:
         out.append(f"  notes        {p.notes}")
     out.append("semantics (rule <- source: evidence)")
-    for key in ("nan", "ties", "rounding", "remainder"):
+    for key in SEMANTIC_VALUES:
         rule = c.semantics.get(key)
+        if key in EDGE_KEYS and rule.value == "unspecified":
+            continue  # an edge rule only shows where something decided it
         out.append(f"  {key:<10} {rule.value} <- {_source_text(rule)}")
+        meaning = RULE_MEANINGS.get((key, rule.value))
+        if meaning:
+            out.append(f"  {'':<10} admits: {meaning}")
     caps, cost = c.caps, c.cost
     out.append("caps")
     out.append(f"  {caps.awkward_layout_strategy or '-'}; in_place {caps.in_place}; alignment "

@@ -206,6 +206,29 @@ SEMANTIC_VALUES = {
     "ties": ("first_index", "half_to_even", "fair_share", "unspecified"),
     "rounding": ("half_to_even", "half_away_from_zero", "unspecified"),
     "remainder": ("floored", "truncated", "unspecified"),
+    # Extrema and clamp: "ordered" puts -0 below +0; "unordered" compares the zeros equal (IEEE),
+    # so an extremum may return either zero of an equal pair and a clamp keeps x unless a strict
+    # comparison selects a bound.
+    "zeros": ("ordered", "unordered", "unspecified"),
+    # Extremum reductions: "identity" folds from -inf (max) / +inf (min), so an empty or all-NaN
+    # slice under NaN-as-missing gives that infinity.
+    "init": ("identity", "unspecified"),
+    # Sums and means: "fixed" is a left-to-right fold in the accumulator; "free" leaves the order
+    # of summation open, so the overflow of some order's partial sum is admitted.
+    "order": ("fixed", "free", "unspecified"),
+}
+
+# What each rule admits, for ``judge show`` and failure messages.
+RULE_MEANINGS = {
+    ("zeros", "ordered"): "-0 orders below +0: max(+0, -0) is +0, min(+0, -0) is -0",
+    ("zeros", "unordered"): ("the zeros compare equal: an extremum may return either zero of an "
+                             "equal pair; a clamp keeps x unless a strict comparison selects a bound"),
+    ("init", "identity"): ("the fold starts from -inf (max) / +inf (min): an empty or all-NaN "
+                           "slice under NaN-as-missing gives that infinity"),
+    ("order", "fixed"): ("left-to-right fold in the accumulator: where it overflows, its ±inf or "
+                         "NaN is the result"),
+    ("order", "free"): ("any summation order: ±inf or NaN is also admitted once the partial sums "
+                        "of some order reach the accumulator's overflow threshold"),
 }
 
 
@@ -215,9 +238,16 @@ class Semantics:
     ties: Rule
     rounding: Rule
     remainder: Rule
+    zeros: Rule = Rule("unspecified", "unspecified")
+    init: Rule = Rule("unspecified", "unspecified")
+    order: Rule = Rule("unspecified", "unspecified")
 
     def get(self, key: str) -> Rule:
         return getattr(self, key)
+
+    def values(self) -> dict[str, str]:
+        """{rule key: value} for every rule, as the oracle takes them."""
+        return {key: self.get(key).value for key in SEMANTIC_VALUES}
 
 
 @dataclass(frozen=True)

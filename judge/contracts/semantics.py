@@ -54,6 +54,18 @@ VOCABULARY: tuple[Phrase, ...] = (
     # so it only counts next to what it qualifies.
     Phrase("remainder", "truncated", r"truncat\w* (?:mod|remainder|division)",
            "truncated remainder"),
+    # sign of zero in extrema and clamp
+    Phrase("zeros", "ordered", r"-0(?:\.0)? orders below \+0", "-0 orders below +0"),
+    Phrase("zeros", "unordered", r"returns? (?:bitwise )?one of the (?:two )?(?:input )?operands",
+           "returns one of the two operands"),
+    Phrase("zeros", "unordered", r"comparison[- ]selects?", "two exact comparison-selects"),
+    # the start of an extremum fold
+    Phrase("init", "identity", r"[-+]inf`? init|inits? to `?[-+]inf", "-inf init"),
+    # summation order
+    Phrase("order", "fixed", r"fixed (?:left-to-right )?fold(?: order)?|left-to-right fold",
+           "fixed fold order"),
+    Phrase("order", "free", r"order (?:is )?(?:not (?:guaranteed )?bit-stable|scheduler-determined)"
+           r"|scheduler-(?:determined|dependent) order", "accumulation order is scheduler-determined"),
 )
 
 @cache

@@ -57,8 +57,7 @@ class SweepResult:
 
 
 def rules_of(contract: Contract) -> dict[str, str]:
-    s = contract.semantics
-    return {k: s.get(k).value for k in ("nan", "ties", "rounding", "remainder")}
+    return contract.semantics.values()
 
 
 def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bool = False) -> bool | str:

@@ -53,7 +53,10 @@ class TableSpec:
     @classmethod
     def of(cls, op_kind: str, in_dtype: str, out_dtype: str, input_set: str,
            rules: dict[str, str]) -> TableSpec:
-        return cls(op_kind, in_dtype, out_dtype, input_set, tuple(sorted(rules.items())))
+        # an unspecified rule decides nothing: leaving it out keeps the key of a table stable
+        # when the rule vocabulary grows
+        decided = {k: v for k, v in rules.items() if v != "unspecified"}
+        return cls(op_kind, in_dtype, out_dtype, input_set, tuple(sorted(decided.items())))
 
     def rules_dict(self) -> dict[str, str]:
         return dict(self.rules)

@@ -145,33 +145,41 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
     report.add("inf", inf_fail, "±inf must match the oracle exactly")
     rest = differ & ~inf_fail
 
+    # a flushed subnormal is what broke, whichever check it broke (as in judge.scoring)
+    flushed = (obs_f == 0) & (exp_f != 0) & (np.abs(exp_f) < 2.0 ** fmt.emin)
+
+    def add(check: str, mask: np.ndarray, why: str, **kw) -> None:
+        report.add(check, mask & ~flushed, why, **kw)
+        report.add("subnormal", mask & flushed, f"subnormal (flushed to zero): {why}", **kw)
+
     if kind == "exact":
         zeros = rest & (obs_f == 0) & (exp_f == 0)
         score.signed_zero_mismatch = int(zeros.sum())
         report.add("signed_zero", zeros, "the sign of zero must match for an exact op")
-        report.add("nan", rest & ~zeros & nan_mask, f"NaN rule {rules.nan.value} (from {rules.nan.source}); exact op")
-        report.add("exact", rest & ~zeros & ~nan_mask, "{ulp} ulp; the op is exact by definition (bit-for-bit)", dist=dist)
+        report.add("subnormal", rest & ~zeros & flushed,
+                   "a subnormal result was flushed to zero; the op is exact by definition")
+        report.add("exact", rest & ~zeros & ~flushed, "{ulp} ulp; the op is exact by definition (bit-for-bit)", dist=dist)
     elif kind == "declared":
         p = contract.precision
         if p.max_ulp is not None:
-            report.add("ulp", rest & (dist > p.max_ulp), f"{{ulp}} ulp > max_ulp {p.max_ulp}", dist=dist)
+            add("ulp", rest & (dist > p.max_ulp), f"{{ulp}} ulp > max_ulp {p.max_ulp}", dist=dist)
         if p.max_absolute is not None:
-            report.add("bound", rest & err_known & (err > p.max_absolute),
-                       f"|error| > max_absolute {p.max_absolute}", order=1)
+            add("bound", rest & err_known & (err > p.max_absolute),
+                f"|error| > max_absolute {p.max_absolute}", order=1)
         if p.max_relative is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = err / np.abs(expected.hi)
-            report.add("bound", rest & err_known & (expected.hi != 0) & (rel > p.max_relative),
-                       f"relative error > max_relative {p.max_relative}", order=2)
+            add("bound", rest & err_known & (expected.hi != 0) & (rel > p.max_relative),
+                f"relative error > max_relative {p.max_relative}", order=2)
         if p.max_absolute is not None or p.max_relative is not None:
-            report.add("bound", rest & ~err_known, "infinite error against a finite exact value", order=3)
+            add("bound", rest & ~err_known, "infinite error against a finite exact value", order=3)
     else:  # sanity (a "reduction" bound needs reduction terms, which elementwise ops lack)
         limit = 2.0 ** (-fmt.precision / 2) * np.maximum(1.0, np.abs(expected.hi))
         with np.errstate(invalid="ignore"):
             bad = rest & (~err_known | (err > limit))
         score.implausible = int(bad.sum())
-        report.add("implausible", bad,
-                   f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
+        add("implausible", bad,
+            f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})")
     _emit(score, report, rules.nan)
     return score
 

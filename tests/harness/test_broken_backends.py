@@ -18,7 +18,7 @@ CASES = [
     ("WrongTieRule", RED, "argmax_dim_cpu", "F32", {"ties"}),
     ("ExtraUlp", REF, "sqrt", "F64", {"ulp"}),
     ("FlippedZeroSign", REF, "neg", "F32", {"signed_zero"}),
-    ("FlushedSubnormals", REF, "add", "F32", {"ulp"}),
+    ("FlushedSubnormals", REF, "add", "F32", {"subnormal"}),
     ("UnwrittenTail", REF, "neg", "BF16", {"unwritten"}),
     ("ModifiesInput", REF, "neg", "F16", {"input_modified"}),
     ("WrongDtype", REF, "neg", "F32", {"dtype"}),
