@@ -10,7 +10,7 @@ import importlib
 import click
 
 # name -> module in judge.commands exposing a click command called ``command``.
-SUBCOMMANDS = ("lint", "list", "show", "audit", "gate", "repro", "sweep", "measure")
+SUBCOMMANDS = ("lint", "list", "show", "audit", "gate", "repro", "sweep", "measure", "merge")
 
 
 class LazyGroup(click.Group):

@@ -19,6 +19,7 @@ from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
 from judge.contracts.model import Contract
 from judge.formats import get_format
 from judge.layouts import accepted, materialize
+from judge.sandbox import BackendRaised
 from judge.values import POISON_BITS
 
 
@@ -131,7 +132,7 @@ def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], p
     try:
         result = backend.run(contract, call)
     except Exception as exc:  # noqa: BLE001 - a kernel that raises on an accepted input is a finding
-        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        tb = str(exc) if isinstance(exc, BackendRaised) else traceback.format_exception_only(type(exc), exc)[-1].strip()
         return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")], 0.0, copies
     seconds = time.perf_counter() - start
     if result is None:

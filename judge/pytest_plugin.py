@@ -33,6 +33,9 @@ def pytest_addoption(parser):
                 help="known divergences (default: suites/expectations.toml)")
     g.addoption("--cross", action="store_true", default=False,
                 help="also judge every selected backend against contracts of other devices")
+    g.addoption("--judge-timeout", type=float, default=None, metavar="S",
+                help="seconds one backend call may take before its worker is killed and the "
+                     "item fails (default: 60 s plus 0.1 ms per element of the call)")
 
 
 def pytest_configure(config):
@@ -46,7 +49,9 @@ def pytest_configure(config):
 
     try:
         registry = default_registry().load_all(tuple(config.getoption("judge_plugins") or ()))
-        selected, unavailable = registry.select(requested)
+        # Backends are probed once per run, in child processes: xdist workers reuse the probes.
+        registry.probed.update(getattr(config, "workerinput", {}).get("judge_probed", {}))
+        selected, unavailable = registry.select(requested, timeout=config.getoption("judge_timeout"))
     except BackendSelectionError as exc:
         raise pytest.UsageError(f"judge: {exc}") from None
     if not selected:
@@ -78,6 +83,22 @@ def pytest_configure(config):
     if getattr(config, "args_source", None) != pytest.Config.ArgsSource.ARGS:
         config.args = contracts
     config.addinivalue_line("markers", "judge: a contract conformance item")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: hand each worker the controller's backend probes."""
+    from judge.registry import default_registry
+
+    if node.config.stash.get(_STATE, None) is not None:
+        node.workerinput["judge_probed"] = dict(default_registry().probed)
+
+
+def pytest_unconfigure(config):
+    if config.stash.get(_STATE, None) is not None:
+        from judge.sandbox import close_all
+
+        close_all()
 
 
 def pytest_report_header(config):

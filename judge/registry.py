@@ -5,6 +5,7 @@ Nothing is loaded at import time; ``default_registry().load_all()`` does the wor
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -33,6 +34,8 @@ class BackendSelectionError(Exception):
 class Registry:
     backends: dict[str, Backend] = field(default_factory=dict)
     load_errors: dict[str, str] = field(default_factory=dict)  # source -> why it failed to load
+    plugins: tuple[str, ...] = ()  # the plugin specs loaded by name or path (workers load them too)
+    probed: dict[str, tuple[bool, str]] = field(default_factory=dict)  # name -> (available, text)
     _loaded: bool = False
 
     def register(self, backend: Backend) -> None:
@@ -67,6 +70,9 @@ class Registry:
                 load_plugin(spec)
         for spec in plugins:
             load_plugin(spec)
+            resolved = str(Path(spec).resolve()) if spec.endswith(".py") else spec
+            if resolved not in self.plugins:
+                self.plugins += (resolved,)
         return self
 
     def _load_entry_points(self) -> None:
@@ -80,48 +86,52 @@ class Registry:
                 continue
             _register_loaded(obj)
 
-    def availability(self) -> dict[str, bool | str]:
-        out = {}
-        for name, backend in sorted(self.backends.items()):
-            try:
-                out[name] = backend.available()
-            except Exception as exc:  # noqa: BLE001
-                out[name] = f"available() raised {type(exc).__name__}: {exc}"
-        return out
+    def availability(self, names: list[str] | None = None) -> dict[str, bool | str]:
+        """Whether each named backend (default: all) can run here, probed in child processes
+        once per run: a driver that aborts inside ``available()`` cannot take this process along."""
+        from judge.sandbox import probe
 
-    def select(self, requested: tuple[str, ...], *, strict: bool = True) -> tuple[list[Backend], dict[str, str]]:
+        names = sorted(self.backends) if names is None else names
+        todo = [self.backends[n] for n in names if n not in self.probed]
+        if todo:
+            self.probed.update(probe(todo, self.plugins))
+        return {n: True if self.probed[n][0] else self.probed[n][1] for n in names}
+
+    def describe(self, name: str) -> str:
+        """The probed backend's own description (library versions, device)."""
+        ok, text = self.probed.get(name, (False, ""))
+        return text if ok else name
+
+    def handle(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None) -> Backend:
+        """The backend ``name`` as the harness uses it: its calls run in a sandbox."""
+        from judge.sandbox import IsolatedBackend, spec_of
+
+        self.availability([name])
+        backend = self.backends[name]
+        return IsolatedBackend(backend, spec_of(backend, self.plugins), self.describe(name),
+                               timeout=timeout, env=env)
+
+    def select(self, requested: tuple[str, ...], *, strict: bool = True, isolate: bool = True,
+               timeout: float | None = None) -> tuple[list[Backend], dict[str, str]]:
         """Resolve ``--backend`` values to backends.
 
-        Returns (selected available backends, {name: why unavailable}). A backend requested by
-        name or device class that is unavailable raises ``BackendSelectionError`` when ``strict``;
-        ``all`` takes what is available and lists the rest.
+        Returns (selected available backends, {name: why unavailable}). Only the backends asked
+        for are probed. A backend requested by name or device class that is unavailable raises
+        ``BackendSelectionError`` when ``strict``; ``all`` takes what is available and lists the
+        rest. With ``isolate`` (the default) each selected backend runs its calls in a sandbox
+        with the given per-call ``timeout`` (default: derived from each call's size).
         """
-        avail = self.availability()
+        wanted = [(req, names, must) for req in requested or ("all",)
+                  for names, must in [self._resolve(req)]]
+        avail = self.availability(sorted({n for _, names, _ in wanted for n in names}))
         chosen: list[Backend] = []
         missing: dict[str, str] = {}
-        for req in requested or ("all",):
-            if req == "all":
-                names = sorted(self.backends)
-                must = False
-            elif req in DEVICE_CLASSES:
-                names = sorted(n for n, b in self.backends.items() if b.device == req)
-                must = True
-                if not names:
-                    raise BackendSelectionError(f"no backend is registered for device class {req!r}")
-            elif req in self.backends:
-                names = [req]
-                must = True
-            else:
-                known = ", ".join(sorted(self.backends)) or "none"
-                extra = "".join(f"\n  {k}: {v}" for k, v in self.load_errors.items())
-                raise BackendSelectionError(
-                    f"unknown backend {req!r} (registered: {known}; or cpu, cuda, vulkan, all){extra}"
-                )
+        for req, names, must in wanted:
             for name in names:
                 ok = avail[name]
                 if ok is True:
                     if all(b.name != name for b in chosen):
-                        chosen.append(self.backends[name])
+                        chosen.append(self.handle(name, timeout=timeout) if isolate else self.backends[name])
                 else:
                     missing[name] = str(ok)
                     if must and strict:
@@ -129,6 +139,23 @@ class Registry:
                             f"backend {name!r} requested by --backend={req} is unavailable: {ok}"
                         )
         return chosen, missing
+
+    def _resolve(self, req: str) -> tuple[list[str], bool]:
+        """The backend names one ``--backend`` value stands for, and whether each must be there."""
+        if req == "all":
+            return sorted(self.backends), False
+        if req in DEVICE_CLASSES:
+            names = sorted(n for n, b in self.backends.items() if b.device == req)
+            if not names:
+                raise BackendSelectionError(f"no backend is registered for device class {req!r}")
+            return names, True
+        if req in self.backends:
+            return [req], True
+        known = ", ".join(sorted(self.backends)) or "none"
+        extra = "".join(f"\n  {k}: {v}" for k, v in self.load_errors.items())
+        raise BackendSelectionError(
+            f"unknown backend {req!r} (registered: {known}; or cpu, cuda, vulkan, all){extra}"
+        )
 
 
 def _register_loaded(obj) -> None:
@@ -149,7 +176,8 @@ def load_plugin(spec: str) -> None:
     if spec.endswith(".py") or path.exists():
         if not path.is_file():
             raise BackendSelectionError(f"plugin file {spec!r} does not exist")
-        name = f"judge_plugin_{abs(hash(str(path.resolve())))}"
+        # The same name in every process, so a backend class from this file pickles across them.
+        name = "judge_plugin_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
         if name in sys.modules:
             return
         loader_spec = importlib.util.spec_from_file_location(name, path)

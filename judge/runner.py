@@ -21,6 +21,7 @@ from judge.executor import Finding, execute
 from judge.expectations import Expectations
 from judge.profiles import Profile
 from judge.results import AuditRun, ResultRow
+from judge.sandbox import BackendDied
 from judge.scoring import Score, bound_kind, score_output
 from judge.strategies import Case, case_strategy
 
@@ -121,14 +122,8 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     import oracles
 
     contract, backend = item.contract, item.backend
-    started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
-    row = ResultRow(
-        suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
-        contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=item.dtype,
-        revision=contract.revision, bound_ulp=contract.precision.max_ulp, seed=seed,
-        judge_version=_version(), started_at=started,
-    )
+    row = empty_row(item, seed)
     result = ItemResult(row)
     expected = (expectations or Expectations()).for_item(contract.kernel, backend.name, item.dtype, backend.describe())
     try:
@@ -145,6 +140,7 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     state: dict = {}
 
     def body(case: Case) -> None:
+        state["running"] = case  # what a dying worker was running
         outcome = judge_case(contract, backend, case, opdef, repeats=repeats)
         s = outcome.score
         row.cases += 1
@@ -215,6 +211,8 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
         row.verdict = "fail"
         row.reason = f"{findings[0].check}: " + findings[0].message.splitlines()[0]
         row.counterexample = record.case_id
+    except BackendDied as died:
+        _died(result, item, state.get("running"), died, seed)
     except Exception as exc:  # noqa: BLE001 - a harness or oracle error is reported as such
         row.verdict = "error"
         row.reason = f"{type(exc).__name__}: {exc}"
@@ -238,6 +236,35 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     row.seconds = round(time.perf_counter() - t0, 4)
     result.overhead_seconds = max(0.0, row.seconds - timing["backend"] - timing["oracle"])
     return result
+
+
+def empty_row(item: Item, seed: int) -> ResultRow:
+    """The row of ``item`` before anything is judged (verdict pass, no counts)."""
+    contract, backend = item.contract, item.backend
+    return ResultRow(
+        suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
+        contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=item.dtype,
+        revision=contract.revision, bound_ulp=contract.precision.max_ulp, seed=seed,
+        judge_version=_version(), started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def _died(result: ItemResult, item: Item, case: Case | None, died: BackendDied, seed: int) -> None:
+    """The item's worker crashed or hung: an ``error`` row naming the signal or the timeout,
+    and the case it was running saved for ``judge repro`` (which replays it in a sandbox too)."""
+    row = result.row
+    row.verdict = "error"
+    row.reason = died.reason
+    if case is None:  # died before any generated case ran (e.g. replaying a recorded one)
+        result.message = f"{item.nodeid}: {died.reason}"
+        return
+    c = item.contract
+    record = CaseRecord(c.kernel, c.file, item.backend.name, item.dtype, case.inputs, dict(case.params),
+                        died.check, died.reason, seed)
+    result.case = record
+    row.counterexample = record.case_id
+    row.reason = f"{died.reason}, on case {record.case_id}"
+    result.message = format_failure(item, case, [Finding(died.check, died.reason)], record)
 
 
 def _recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, repeats: int) -> bool:
@@ -322,24 +349,39 @@ def plan_items(contracts, backends, *, cross: bool = False):
 
 
 def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectations: Expectations | None = None,
-              progress=None, cross: bool = False, unavailable: dict[str, str] | None = None) -> AuditRun:
-    """Judge every registrable contract × backend × dtype; collect rows, cases and ULP samples."""
+              progress=None, cross: bool = False, unavailable: dict[str, str] | None = None,
+              jobs: int = 1, shard=None) -> AuditRun:
+    """Judge every registrable contract × backend × dtype (of ``shard``, a ``judge.parallel.Shard``,
+    if given) in ``jobs`` worker processes; collect rows, cases and ULP samples in plan order."""
     import platform
 
-    plan = list(plan_items(contracts, backends, cross=cross))
-    rows, cases, samples = [], [], {}
+    from judge.parallel import Setup, Task, run_items, visible_gpus
+
+    plan = [(c, b, d, ok) for c, b, d, ok in plan_items(contracts, backends, cross=cross)]
+    keys = [Item(c, b, d).key for c, b, d, _ in plan]
+    if shard is not None:
+        plan = [p for p, key in zip(plan, keys, strict=True) if shard.holds(key)]
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    for contract, backend, dtype, ok in plan:
+    rows: list = [None] * len(plan)
+    results: dict[int, ItemResult] = {}
+    used_contracts = list({id(c): c for c, *_ in plan}.values())
+    tasks = []
+    for i, (contract, backend, dtype, ok) in enumerate(plan):
         if ok is not True:
-            rows.append(unsupported_row(contract, backend, dtype, str(ok), seed))
+            rows[i] = unsupported_row(contract, backend, dtype, str(ok), seed)
+            if progress is not None:
+                progress(rows[i])
         else:
-            res = run_item(Item(contract, backend, dtype), profile, seed=seed, expectations=expectations)
-            rows.append(res.row)
-            if res.case is not None:
-                cases.append(res.case)
-            samples[(contract.kernel, backend.name, dtype)] = np.asarray(res.ulp_samples, dtype=np.float64)
+            tasks.append(Task(i, used_contracts.index(contract), backends.index(backend), dtype))
+    gpus = visible_gpus() if any(b.device == "cuda" for b in backends) else ()
+    setup = Setup(tuple(used_contracts), tuple(backends), profile, seed, expectations, gpus)
+    for i, res in run_items(setup, tasks, jobs):
+        rows[i], results[i] = res.row, res
         if progress is not None:
-            progress(rows[-1])
+            progress(res.row)
+    cases = [results[i].case for i in sorted(results) if results[i].case is not None]
+    samples = {(r.kernel, r.backend, r.dtype): np.asarray(results[i].ulp_samples, dtype=np.float64)
+               for i, r in ((i, results[i].row) for i in sorted(results))}
     meta = {
         "seed": seed,
         "profile": profile.name,
@@ -351,12 +393,16 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
         "platform": platform.platform(),
         "python": platform.python_version(),
         "items": len(plan),
+        "jobs": jobs,
+        "shard": str(shard) if shard is not None else None,
+        "plan": keys,  # every item key of the unsharded plan, in order: what `judge merge` sorts by
     }
     return AuditRun(rows, cases, samples, meta)
 
 
 def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expectations | None = None):
-    """Re-run one recorded case: returns (verdict, message). Verdict: pass | fail | xfail."""
+    """Re-run one recorded case in a sandbox: returns (verdict, message), verdict pass | fail |
+    xfail | error (the case crashed or hung its worker)."""
     import oracles
     from judge.contracts import load_paths
     from judge.registry import default_registry
@@ -372,18 +418,24 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     if not matches:
         raise LookupError(f"kernel {record.kernel!r} not found in {contracts_path or record.file}")
     contract = matches[0]
-    backend = default_registry().load_all().backends.get(record.backend)
-    if backend is None:
+    registry = default_registry().load_all()
+    if record.backend not in registry.backends:
         raise LookupError(f"backend {record.backend!r} is not registered")
-    why = backend.available()
+    why = registry.availability([record.backend])[record.backend]
     if why is not True:
         raise LookupError(f"backend {record.backend!r} is unavailable: {why}")
+    backend = registry.handle(record.backend)  # a case that crashes its worker cannot kill us
     case = case_from_record(record)
-    outcome = judge_case(contract, backend, case, oracles.get(contract.op_kind),
-                         repeats=0 if contract.determinism == "nondeterministic" else 1)
+    item = Item(contract, backend, record.dtype)
+    try:
+        outcome = judge_case(contract, backend, case, oracles.get(contract.op_kind),
+                             repeats=0 if contract.determinism == "nondeterministic" else 1)
+    except BackendDied as died:
+        return "error", format_failure(item, case, [Finding(died.check, died.reason)], record)
+    finally:
+        backend.close()
     expected = (expectations or Expectations()).for_item(contract.kernel, backend.name, record.dtype, backend.describe())
     unexpected = [f for f in outcome.findings if f.check not in expected]
-    item = Item(contract, backend, record.dtype)
     if unexpected:
         return "fail", format_failure(item, case, unexpected, record)
     if outcome.findings:

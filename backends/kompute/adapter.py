@@ -9,6 +9,7 @@ import numpy as np
 from backends.kompute import device
 from backends.kompute.launch import LAUNCHERS
 from backends.kompute.ops import OPS
+from backends.kompute.preflight import vulkan_problem
 from judge.api import Backend, KernelCall
 
 
@@ -18,6 +19,9 @@ def _availability() -> bool | str:
         device.kp_module()
     except ImportError as exc:
         return f"kp (kompute) is not importable ({exc}); run scripts/install-vulkan.sh"
+    problem = vulkan_problem()  # kp would abort the process on it, without a word
+    if problem is not None:
+        return problem
     try:
         device.device_name()
     except Exception as exc:  # noqa: BLE001 - kp raises RuntimeError or its own types

@@ -35,6 +35,9 @@ class AuditRequest:
     plugins: tuple[str, ...]
     out: str
     cross: bool = False
+    jobs: int | None = None  # None: one per core
+    timeout: float | None = None  # per backend call; None: derived from the call's size
+    shard: str | None = None  # "K/N"
 
 
 def audit_options(func=None, *, profile: str = "nightly"):
@@ -58,6 +61,16 @@ def audit_options(func=None, *, profile: str = "nightly"):
                      show_default=True, help="Folder for the audit outputs."),
         click.option("--cross", is_flag=True,
                      help="Also judge each backend against contracts of other devices."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Worker processes (default: one per core; on CUDA each worker is "
+                          "pinned to one visible GPU, round robin)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="S", help="Seconds one backend call may take before its worker is "
+                                       "killed and the item is an error (default: 60 s plus "
+                                       "0.1 ms per element of the call)."),
+        click.option("--shard", default=None, metavar="K/N",
+                     help="Judge only the K-th of N deterministic partitions of the items "
+                          "(by item key); put the pieces together with judge merge."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -66,10 +79,12 @@ def audit_options(func=None, *, profile: str = "nightly"):
 
 @click.command("audit")
 @audit_options
-def command(backends, contracts, profile, seed, plugins, out, cross) -> None:
+def command(backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard) -> None:
     """Run the precision audit and write results.{parquet,csv,json}, summary.md, report.html
-    and cases/ under --out."""
-    request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross)
+    and cases/ under --out. Backend calls run in sandboxed worker processes: a kernel that
+    crashes or hangs makes its row an error and the audit goes on."""
+    request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross,
+                           jobs, timeout, shard)
     loaded = load_contracts(request.contracts)
     run, paths = run_and_write(request, registrable(loaded))
     from judge.reports.summary import scoreboard_markdown
@@ -111,7 +126,7 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
 
     try:
         registry = default_registry().load_all(request.plugins)
-        chosen, missing = registry.select(request.backends)
+        chosen, missing = registry.select(request.backends, timeout=request.timeout)
     except BackendSelectionError as exc:
         raise EnvironmentProblem(str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - a plugin that crashes on import is an environment error
@@ -124,11 +139,16 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
 def run_and_write(request: AuditRequest, contracts: list):
     """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths)."""
     from judge.expectations import ExpectationsError, load_expectations
+    from judge.parallel import Shard, default_jobs
     from judge.profiles import get_profile
     from judge.reports import write_audit
 
     run_audit = harness_function("judge.runner", "run_audit")
-    plan_items = harness_function("judge.runner", "plan_items")
+    try:
+        shard = Shard.parse(request.shard) if request.shard else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+    jobs = request.jobs or default_jobs()
     chosen, missing = select_backends(request)
     for name, why in sorted(missing.items()):
         click.echo(f"unavailable: {name}: {why}", err=True)
@@ -138,15 +158,28 @@ def run_and_write(request: AuditRequest, contracts: list):
         expectations = load_expectations()
     except ExpectationsError as exc:
         raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
-    total = sum(1 for _ in plan_items(contracts, chosen, cross=request.cross))
+    total = count_items(contracts, chosen, request.cross, shard)
     click.echo(f"auditing {len(contracts)} contracts, {total} items on "
                f"{', '.join(b.name for b in chosen)} (profile {request.profile}, "
-               f"seed {request.seed})", err=True)
-    with Progress(total) as progress:
-        run = run_audit(contracts, chosen, profile=get_profile(request.profile),
-                        seed=request.seed, expectations=expectations, progress=progress,
-                        cross=request.cross, unavailable=missing)
+               f"seed {request.seed}, {jobs} worker{'s' if jobs > 1 else ''}"
+               f"{f', shard {shard}' if shard else ''})", err=True)
+    try:
+        with Progress(total) as progress:
+            run = run_audit(contracts, chosen, profile=get_profile(request.profile),
+                            seed=request.seed, expectations=expectations, progress=progress,
+                            cross=request.cross, unavailable=missing, jobs=jobs, shard=shard)
+    finally:
+        from judge.sandbox import close_all
+
+        close_all()
     return run, write_audit(run, request.out)
+
+
+def count_items(contracts, backends, cross: bool, shard) -> int:
+    from judge.runner import Item, plan_items
+
+    keys = [Item(c, b, d).key for c, b, d, _ in plan_items(contracts, backends, cross=cross)]
+    return sum(1 for key in keys if shard is None or shard.holds(key))
 
 
 def harness_function(module: str, name: str):

@@ -11,7 +11,7 @@ from pathlib import Path
 from judge.results import AuditRun
 
 OUTPUT_NAMES = ("results.parquet", "results.csv", "results.json", "summary.md", "cases",
-                "report.html")
+                "samples.npz", "report.html")
 
 
 def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
@@ -28,6 +28,7 @@ def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
     paths["cases"].mkdir(exist_ok=True)
     for record in run.cases:
         record.save(paths["cases"])
+    tables.write_samples(run.ulp_samples, paths["samples.npz"])
     from judge.reports.cost import load_measured
 
     cost = load_measured(out / "measured-cost.json")  # written by ``judge measure``, if it ran

@@ -72,6 +72,29 @@ def write_json(run: AuditRun, path: Path) -> Path:
     return path
 
 
+def write_samples(samples: dict, path: Path) -> Path:
+    """The ULP samples behind the histograms, one array per (kernel, backend, dtype), so that
+    ``judge merge`` can draw the same report from shard runs."""
+    import numpy as np
+
+    arrays = {SAMPLE_SEP.join(key): np.asarray(v, dtype=np.float64) for key, v in samples.items()}
+    with path.open("wb") as f:
+        np.savez_compressed(f, **arrays)
+    return path
+
+
+def load_samples(path: Path) -> dict:
+    import numpy as np
+
+    if not path.is_file():
+        return {}
+    with np.load(path) as data:
+        return {tuple(name.split(SAMPLE_SEP)): data[name] for name in data.files}
+
+
+SAMPLE_SEP = "|"
+
+
 def load_rows(path: str | Path) -> list[ResultRow]:
     """Read rows back from a results.json, results.csv or results.parquet written by an audit.
 

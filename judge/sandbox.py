@@ -1,0 +1,242 @@
+"""Isolation: every backend call runs in a child process that may die without taking the run along.
+
+``IsolatedBackend`` wraps a registered backend. Its ``run`` ships the call to a ``Sandbox`` (a
+child running ``judge.sandbox_worker``) and waits at most a timeout. A child that dies (abort,
+segfault, killed for memory) or does not answer in time raises ``BackendDied``; the child is
+killed, and the next call starts a fresh one. Availability probes go through the same children
+(``probe``), so a driver that aborts inside ``available()`` only ends its probe.
+
+``BackendDied`` derives from ``BaseException`` on purpose: the executor turns an ordinary
+exception from a kernel into a "raised" finding and Hypothesis shrinks ordinary exceptions by
+running the kernel again and again; a dead worker must end the item at once instead.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from judge.api import Backend
+
+STARTUP_TIMEOUT = 180.0  # importing a GPU library and opening its device can take a while
+BASE_TIMEOUT = 60.0  # per call, plus PER_ELEMENT seconds per element of the call
+PER_ELEMENT = 1e-4
+
+
+class BackendDied(BaseException):
+    """A backend's worker died or hung; ``check`` is ``crash`` or ``timeout``."""
+
+    def __init__(self, check: str, reason: str) -> None:
+        super().__init__(reason)
+        self.check, self.reason = check, reason
+
+
+class BackendRaised(Exception):
+    """A kernel raised in its worker; ``str()`` is the worker's one-line exception text."""
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """How a child rebuilds a backend: by name from its own registry, else by unpickling."""
+
+    name: str
+    plugins: tuple[str, ...] = ()
+    pickled: bytes | None = None
+    sys_path: tuple[str, ...] = ()
+
+
+def spec_of(backend: Backend, plugins: tuple[str, ...] = ()) -> BackendSpec:
+    try:
+        pickled = pickle.dumps(backend)
+    except Exception:  # noqa: BLE001 - the child may still find it by name
+        pickled = None
+    return BackendSpec(backend.name, tuple(plugins), pickled, tuple(sys.path))
+
+
+def default_timeout(call) -> float:
+    """A hang detector, not a speed check: generous, and longer for larger calls."""
+    elements = sum(t.size for t in call.inputs) + sum(t.size for t in call.outputs)
+    return BASE_TIMEOUT + PER_ELEMENT * elements
+
+
+def exit_text(returncode: int | None) -> str:
+    """"SIGABRT (signal 6)" for a child killed by a signal, "exit status 3" otherwise."""
+    if returncode is None:
+        return "no exit status"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "signal"
+        return f"{name} (signal {-returncode})"
+    return f"exit status {returncode}"
+
+
+class Sandbox:
+    """One child process serving one backend's calls."""
+
+    def __init__(self, spec: BackendSpec, env: dict[str, str] | None = None) -> None:
+        self.spec, self.env = spec, env
+        self.proc: subprocess.Popen | None = None
+        self.conn = None
+        self._stderr = None
+        self._contracts: set = set()
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def spawn(self) -> None:
+        """Start the child and send it the backend to build (does not wait)."""
+        from multiprocessing.connection import Connection
+
+        ours, theirs = socket.socketpair()
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.sandbox_worker", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=self._stderr,
+            stderr=self._stderr, env=self.env, close_fds=True,
+        )
+        theirs.close()
+        self.conn = Connection(ours.detach())
+        self._contracts = set()
+        self.conn.send(("init", self.spec))
+
+    def ready(self, timeout: float = STARTUP_TIMEOUT) -> tuple[bool, str]:
+        """Wait for the child's answer to ``init``: (available, describe or why not)."""
+        kind, text = self._receive(timeout, "while starting")
+        return kind == "ready", text
+
+    def start(self) -> None:
+        self.spawn()
+        ok, text = self.ready()
+        if not ok:
+            self.close()
+            raise BackendDied("crash", f"{self.spec.name} is unavailable in its worker process: {text}")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.conn is not None:
+            self.conn.close()
+        if self._stderr is not None:
+            self._stderr.close()
+        self.proc = self.conn = self._stderr = None
+
+    # -- calls ------------------------------------------------------------------------------
+    def call(self, contract, call, timeout: float):
+        """Run ``call`` in the child; copy back what it did to the buffers; return its result."""
+        import numpy as np
+
+        if not self.alive():
+            self.start()
+        key = (contract.file, contract.kernel, contract.revision)
+        if key not in self._contracts:
+            self.conn.send(("contract", key, contract))
+            self._contracts.add(key)
+        self.conn.send(("run", key, call))
+        self._receive(STARTUP_TIMEOUT, "while receiving a kernel call")  # may import modules
+        kind, result, in_bases, out_bases, _ = self._receive(timeout, "during a kernel call")
+        for arg, base in zip([*call.inputs, *call.outputs], [*in_bases, *out_bases], strict=True):
+            np.copyto(arg.base, base, casting="no")
+        if kind == "raised":
+            raise BackendRaised(result)
+        return result
+
+    def _receive(self, timeout: float, doing: str):
+        try:
+            if self.conn.poll(timeout):
+                return self.conn.recv()
+        except (EOFError, OSError):
+            pass
+        else:
+            if self.alive():  # silent, not dead: a hang
+                self.close()
+                raise BackendDied("timeout", f"{self.spec.name}: timed out after {timeout:g} s "
+                                             f"{doing} (its worker was killed)")
+        returncode = self.proc.wait() if self.proc is not None else None
+        words = self._last_words()
+        self.close()
+        raise BackendDied("crash", f"{self.spec.name}: its worker died with {exit_text(returncode)} "
+                                   f"{doing}" + (f"; it said: {words}" if words else ""))
+
+    def _last_words(self, lines: int = 4) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(max(0, os.fstat(self._stderr.fileno()).st_size - 4000))
+        text = self._stderr.read().decode(errors="replace")
+        tail = [ln.strip() for ln in text.splitlines() if ln.strip()][-lines:]
+        return " | ".join(tail)
+
+
+class IsolatedBackend(Backend):
+    """A registered backend whose calls run in a sandbox; everything else is answered here."""
+
+    def __init__(self, inner: Backend, spec: BackendSpec, describe: str, *,
+                 timeout: float | None = None, env: dict[str, str] | None = None) -> None:
+        self.inner, self.spec, self._describe = inner, spec, describe
+        self.name, self.device = inner.name, inner.device
+        self.timeout, self.env = timeout, env
+        self._sandbox: Sandbox | None = None
+
+    def available(self) -> bool | str:
+        return True
+
+    def describe(self) -> str:
+        return self._describe
+
+    def supports(self, contract, dtypes):
+        return self.inner.supports(contract, dtypes)
+
+    def run(self, contract, call):
+        if self._sandbox is None:
+            self._sandbox = Sandbox(self.spec, self.env)
+            _LIVE.append(self._sandbox)
+        return self._sandbox.call(contract, call, self.timeout or default_timeout(call))
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+    def __getstate__(self):
+        # What a harness worker needs to run items: no live child, and not the adapter object
+        # either (its class may live in a plugin file the worker has not loaded); its spec
+        # rebuilds it in the sandbox. ``supports`` is answered where the plan is made.
+        state = dict(self.__dict__)
+        state["_sandbox"] = state["inner"] = None
+        return state
+
+
+def probe(backends: list[Backend], plugins: tuple[str, ...] = (),
+          timeout: float = STARTUP_TIMEOUT) -> dict[str, tuple[bool, str]]:
+    """{name: (available, describe or why not)}, each probed in a child, all at once."""
+    started = []
+    for backend in backends:
+        sandbox = Sandbox(spec_of(backend, plugins))
+        sandbox.spawn()
+        started.append((backend.name, sandbox))
+    out = {}
+    for name, sandbox in started:
+        try:
+            out[name] = sandbox.ready(timeout)
+        except BackendDied as died:
+            out[name] = (False, f"the availability probe failed: {died.reason}")
+        finally:
+            sandbox.close()
+    return out
+
+
+_LIVE: list[Sandbox] = []
+
+
+def close_all() -> None:
+    """Kill every sandbox this process started (they also exit when this process goes away)."""
+    while _LIVE:
+        _LIVE.pop().close()

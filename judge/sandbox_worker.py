@@ -1,0 +1,103 @@
+"""The child side of a sandbox: runs one backend's kernel calls for its parent (``judge.sandbox``).
+
+Started as ``python -m judge.sandbox_worker FD`` with one end of a socket pair on ``FD``. The
+parent sends pickled messages; the child answers each one. Whatever the kernel does to this
+process (abort, segfault, hang, run out of memory) the parent sees as a dead or silent child, so it
+can never take the run down. The child exits when its parent goes away.
+
+Messages (parent → child → parent):
+- ``("init", spec)`` → ``("ready", describe)`` or ``("unavailable", why)``;
+- ``("contract", key, contract)`` → nothing (cached for later calls);
+- ``("run", key, call)`` → ``("started",)`` once the call is unpickled, then
+  ``("ok", result, input bases, output bases, seconds)`` or
+  ``("raised", text, input bases, output bases, seconds)``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _backend(spec):
+    """The backend ``spec`` names: from the child's own registry (plugins loaded), else unpickled."""
+    import pickle
+
+    from judge.registry import default_registry
+
+    registry = default_registry().load_all(tuple(spec.plugins))
+    backend = registry.backends.get(spec.name)
+    if backend is None and spec.pickled is not None:
+        backend = pickle.loads(spec.pickled)
+    if backend is None:
+        raise LookupError(f"backend {spec.name!r} is not registered in the worker "
+                          f"(plugins: {', '.join(spec.plugins) or 'none'})")
+    return backend
+
+
+def _availability(backend) -> tuple[bool, str]:
+    try:
+        ok = backend.available()
+    except Exception as exc:  # noqa: BLE001 - a probe that raises says why in its own words
+        return False, f"available() raised {type(exc).__name__}: {exc}"
+    if ok is not True:
+        return False, str(ok)
+    try:
+        return True, str(backend.describe())
+    except Exception as exc:  # noqa: BLE001
+        return True, f"{backend.name} (describe() raised {type(exc).__name__}: {exc})"
+
+
+def _run(backend, contract, call):
+    import time
+    import traceback
+
+    start = time.perf_counter()
+    try:
+        result = backend.run(contract, call)
+    except Exception as exc:  # noqa: BLE001 - the parent turns it into a finding
+        text = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        reply = ["raised", text]
+    else:
+        import numpy as np
+
+        reply = ["ok", None if result is None else [np.asarray(r) for r in result]]
+    seconds = time.perf_counter() - start
+    return (*reply, [t.base for t in call.inputs], [t.base for t in call.outputs], seconds)
+
+
+def serve(conn) -> None:
+    backend = None
+    contracts: dict = {}
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        kind = message[0]
+        if kind == "init":
+            spec = message[1]
+            sys.path[:0] = [p for p in spec.sys_path if p not in sys.path]
+            try:
+                backend = _backend(spec)
+            except Exception as exc:  # noqa: BLE001
+                conn.send(("unavailable", f"{type(exc).__name__}: {exc}"))
+                continue
+            ok, text = _availability(backend)
+            conn.send(("ready", text) if ok else ("unavailable", text))
+        elif kind == "contract":
+            contracts[message[1]] = message[2]
+        elif kind == "run":
+            conn.send(("started",))  # the call's timeout counts from here, not from unpickling
+            conn.send(_run(backend, contracts[message[1]], message[2]))
+
+
+def main(argv: list[str]) -> None:
+    import socket
+    from multiprocessing.connection import Connection
+
+    sock = socket.socket(fileno=int(argv[1]))
+    serve(Connection(sock.detach()))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,75 @@
+"""Workers and shards change how fast an audit runs, never what it finds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judge.parallel import Shard
+
+TIMING = ("seconds", "started_at")
+KERNELS = ("sum_reduce_cpu", "max_reduce_cpu", "argmax_dim_cpu")
+
+
+def _rows(out) -> list[dict]:
+    doc = json.loads((out / "results.json").read_text())
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in doc["rows"]]
+
+
+@pytest.fixture
+def workspace(tmp_path, make_suite):
+    make_suite(tmp_path / "contracts", "reduce.fkc.md", KERNELS)
+    return tmp_path
+
+
+def _audit(cli, cwd, out, *extra):
+    result = cli(cwd, "judge", "audit", "--backend=numpy", "--backend=torch-cpu", "--contracts=contracts",
+                 "--profile=ci", "--seed=3", f"--out={out}", *extra)
+    assert result.returncode in (0, 1), result.stderr
+    return result
+
+
+def test_rows_do_not_depend_on_workers_or_shards(workspace, cli):
+    _audit(cli, workspace, workspace / "j1", "-j", "1")
+    _audit(cli, workspace, workspace / "j2", "-j", "2")
+    serial = _rows(workspace / "j1")
+    assert len(serial) == len(KERNELS) * 4 * 2
+    assert {r["verdict"] for r in serial} <= {"pass", "xfail", "fail"}
+    assert _rows(workspace / "j2") == serial
+
+    shards = [workspace / f"s{k}" for k in (1, 2, 3)]
+    sizes = []
+    for k, out in enumerate(shards, start=1):
+        _audit(cli, workspace, out, "-j", "1", "--shard", f"{k}/3")
+        sizes.append(len(_rows(out)))
+    assert sum(sizes) == len(serial) and all(sizes), sizes  # a partition: every item once
+    merged = cli(workspace, "judge", "merge", *map(str, shards), f"--out={workspace / 'merged'}")
+    assert merged.returncode in (0, 1), merged.stderr
+    assert _rows(workspace / "merged") == serial
+    for name in ("results.csv", "results.parquet", "report.html", "summary.md", "samples.npz"):
+        assert (workspace / "merged" / name).is_file()
+    assert sorted(p.name for p in (workspace / "merged" / "cases").iterdir()) == \
+        sorted(p.name for p in (workspace / "j1" / "cases").iterdir())
+    summary = (workspace / "merged" / "summary.md").read_text().splitlines()
+    unsharded = (workspace / "j1" / "summary.md").read_text().splitlines()
+    assert [ln for ln in summary if "started" not in ln] == [ln for ln in unsharded if "started" not in ln]
+
+    overlap = cli(workspace, "judge", "merge", str(shards[0]), str(shards[0]), f"--out={workspace / 'bad'}")
+    assert overlap.returncode == 2 and "overlap" in overlap.stderr
+    missing = cli(workspace, "judge", "merge", str(shards[0]), str(shards[1]), f"--out={workspace / 'bad'}")
+    assert missing.returncode == 2 and "in none of the runs" in missing.stderr
+
+
+def test_shards_partition_keys_deterministically():
+    keys = [f"reduce.fkc.md::k{i}[numpy-F32]" for i in range(300)]
+    parts = [[k for k in keys if Shard(i, 4).holds(k)] for i in range(1, 5)]
+    assert sorted(sum(parts, [])) == sorted(keys)
+    assert all(40 < len(p) < 110 for p in parts)  # spread, not all in one
+    assert Shard.parse("2/4") == Shard(2, 4) and str(Shard(2, 4)) == "2/4"
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "a/b", "3", "1/0"])
+def test_bad_shards_are_refused_with_the_reason(text):
+    with pytest.raises(ValueError, match="shard"):
+        Shard.parse(text)
