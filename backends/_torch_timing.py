@@ -42,8 +42,9 @@ class TorchCall(TimedCall):
             self._end = torch.cuda.Event(enable_timing=True)
 
     def launch(self):
-        with self.torch.no_grad():
-            return self._launch()
+        # No no_grad() context: its entry and exit would be timed with every call, and tensors
+        # made from host buffers never require grad, so autograd records nothing anyway.
+        return self._launch()
 
     def sync(self) -> None:
         if self.cuda:

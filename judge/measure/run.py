@@ -114,7 +114,7 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
     sizes = options.sizes(backend.device)
     budget_ns = int(options.item_budget_s * 1e9)
     start = time.perf_counter_ns()
-    for n in sizes:
+    for index, n in enumerate(sizes):
         left = budget_ns - (time.perf_counter_ns() - start)
         if entry.points:
             last = entry.points[-1].sample
@@ -135,23 +135,42 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
             break
         try:
             entry.clock = timed.clock
+            share = max(left, 0) // (len(sizes) - index)  # an equal share of what is left
             policy = TimingPolicy(**{**options.policy.__dict__,
-                                     "budget_ns": int(min(options.policy.budget_ns, max(left, 0)))})
+                                     "budget_ns": int(min(options.policy.budget_ns, share))})
             sample = time_size(timed, n, policy)
             work = float(evaluate(expr, **variables)) if expr is not None else variables["n"]
-            point = SizePoint(sample, work, variables)
-            point.host_bytes, point.host_method = host_peak_bytes(timed)
-            device = timed.peak_device_bytes()
-            if device is not None:
-                point.device_bytes, point.device_method = device
-            entry.points.append(point)
+            entry.points.append(SizePoint(sample, work, variables))
         except Exception as exc:  # noqa: BLE001 - a kernel that raises is reported, not fatal
             entry.error = f"at n={n}: {_exc_line(exc)}"
             break
         finally:
             timed.close()
+    if entry.points:
+        _measure_memory(entry, options)
     _conclude(entry)
     return entry
+
+
+def _measure_memory(entry: Entry, options: MeasureOptions) -> None:
+    """Peak bytes of one call at the largest size measured (outside the time budget: a
+    memory probe such as torch's profiler takes far longer than the call)."""
+    point = entry.points[-1]
+    try:
+        call = make_call(entry.contract, plan_call(entry.contract, entry.dtype, point.sample.n),
+                         seed=options.seed)
+        timed = _timed(entry.backend, entry.contract, call)
+        try:
+            timed.launch()  # settle lazy allocations (workspaces, caches) before the probe
+            timed.sync()
+            point.host_bytes, point.host_method = host_peak_bytes(timed)
+            device = timed.peak_device_bytes()
+            if device is not None:
+                point.device_bytes, point.device_method = device
+        finally:
+            timed.close()
+    except Exception as exc:  # noqa: BLE001 - a failed probe loses the memory figures only
+        entry.findings.append(f"memory not measured: {_exc_line(exc)}")
 
 
 def _timed(backend, contract, call):
@@ -201,6 +220,8 @@ def _conclude(entry: Entry) -> None:
 
 def _check_memory(entry: Entry) -> None:
     last = entry.points[-1]
+    if last.host_bytes is None and last.device_bytes is None:
+        return
     cost = entry.contract.cost
     host_tier, device_tier = "host_bytes", "device_bytes"
     checks = [MemoryCheck(host_tier, promised_bytes(cost, host_tier, last.variables),
