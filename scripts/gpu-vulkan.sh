@@ -5,8 +5,8 @@
 # Two steps:
 #   scripts/gpu-vulkan.sh prepare
 #       On a networked Debian/Ubuntu x86-64 machine, in the repository root: fetches into .gl/
-#       (git-ignored) the .debs of the Vulkan loader and headers and of fmt, the kp 0.9.0 sdist,
-#       and a pybind11 wheel (kp built against pybind11 < 2.12 corrupts numpy 2 arrays).
+#       (git-ignored) the .debs of the Vulkan loader and headers, of fmt and of the glvnd
+#       libraries the NVIDIA ICD loads, the kp 0.9.0 sdist, and a pybind11 wheel (kp built against pybind11 < 2.12 corrupts numpy 2 arrays).
 #   scripts/gpu-vulkan.sh [run] [ci|nightly] [extra pytest arguments...]
 #       On the GPU machine (no network; root; Python >= 3.11 with numpy, ml_dtypes, hypothesis,
 #       pytest, pyyaml, mpmath, click, setuptools, CMake and a C++ compiler; the NVIDIA driver
@@ -23,7 +23,10 @@ KP_SDIST=kp-0.9.0.tar.gz
 
 prepare() {
     mkdir -p "$GL"
+    # The glvnd libraries too: without them the NVIDIA ICD (libGLX_nvidia) cannot create an
+    # instance, and kp aborts the process.
     (cd "$GL" && apt-get download libvulkan1 libvulkan-dev libfmt-dev \
+        libglvnd0 libgl1 libglx0 libegl1 libopengl0 libgles2 \
         "$(apt-cache depends libfmt-dev | awk '/Depends: libfmt[0-9]/{print $2; exit}')")
     "$PY" -m pip download -q --no-deps --no-binary :all: kp==0.9.0 -d "$GL"
     "$PY" -m pip download -q --no-deps --only-binary :all: 'pybind11>=2.12' -d "$GL"
@@ -70,6 +73,7 @@ run() {
     echo "   $(( $(date +%s) - start ))s"
     export PYTHONPATH="/tmp/kp:$PWD${PYTHONPATH:+:$PYTHONPATH}"
     export CI=true  # the adapter tests must run, not skip
+    export JUDGE_GPU_JOB=1  # ... except the SPIR-V rebuild check: no shader compiler here
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
     "$PY" - <<'EOF'
 import kp

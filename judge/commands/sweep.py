@@ -172,7 +172,9 @@ def pick_backends(contract, requested, plugins, cross, quiet=False):
 
     try:
         registry = default_registry().load_all(tuple(plugins))
-        chosen, missing = registry.select(tuple(requested) or ("all",), strict=True)
+        # Probed in child processes like every run, but swept in this one: a sweep hands the
+        # kernel whole input grids (up to 2^24 elements a call), which a sandbox would copy twice.
+        chosen, missing = registry.select(tuple(requested) or ("all",), strict=True, isolate=False)
     except BackendSelectionError as exc:
         raise EnvironmentProblem(str(exc)) from exc
     if not requested:  # the harness's default: every available backend of the contract's device

@@ -294,9 +294,12 @@ def test_shipped_spirv_matches_the_shader_sources(tmp_path):
     from backends.kompute.programs import PROGRAMS, SPV_DIR, compile_program
 
     if shutil.which("glslangValidator") is None:
-        if os.environ.get("CI") == "true":
+        # CI (scripts/test.sh) installs glslang, so there its absence is an error. A GPU job
+        # runs the shipped SPIR-V and has no shader compiler: it says so (JUDGE_GPU_JOB).
+        if os.environ.get("CI") == "true" and not os.environ.get("JUDGE_GPU_JOB"):
             pytest.fail("CI=true but glslangValidator is missing (scripts/install-vulkan.sh)")
-        pytest.skip("glslangValidator is not installed; cannot rebuild the SPIR-V to compare")
+        pytest.skip("glslangValidator is not installed; cannot rebuild the SPIR-V to compare "
+                    "(the shipped SPIR-V is what runs)")
     stale = []
     for program in PROGRAMS.values():
         fresh = tmp_path / f"{program.name}.spv"
