@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 missed.append(seed)
         total_missed += len(missed)
-        print(f"{cls:24s} caught {args.seeds - len(missed):3d}/{args.seeds}  missed seeds {missed}  "
+        print(f"{cls + ' ' + kernel + ' ' + dtype:48s} caught {args.seeds - len(missed):3d}/{args.seeds}  missed seeds {missed}  "
               f"by {dict(checks)}  ({time.perf_counter() - start:.1f} s)", flush=True)
     return 1 if total_missed else 0
 

@@ -27,11 +27,15 @@ CASES = [
     ("IgnoresStrides", VK, "neg", "F32", {"exact", "signed_zero", "nan", "inf"}),
     ("WrongReduceDims", RED, "sum_reduce_cpu", "F32", {"shape", "reduction_bound", "nan", "inf"}),
     ("HalfAccumulation", RED, "sum_reduce_cpu", "F16", {"reduction_bound"}),
+    ("HalfAccumulation", RED, "sum_reduce_cpu", "BF16", {"reduction_bound"}),
+    ("HalfAccumulation", RED, "mean_reduce_cpu", "F16", {"reduction_bound"}),
+    ("HalfAccumulation", RED, "mean_reduce_cpu", "BF16", {"reduction_bound"}),
     ("ErfGelu", VK, "gelu", "F32", {"implausible"}),
 ]
 
 
-@pytest.mark.parametrize("cls, file, kernel, dtype, checks", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("cls, file, kernel, dtype, checks", CASES,
+                         ids=[f"{c[0]}-{c[2]}-{c[3]}" for c in CASES])
 def test_broken_backend_is_caught(broken, suite, cls, file, kernel, dtype, checks):
     backend = getattr(broken, cls)()
     result = run_item(Item(suite(file, kernel), backend, dtype), get_profile("ci"))

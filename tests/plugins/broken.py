@@ -73,7 +73,7 @@ class MiniCpu(judge.Backend):
 
     def supports(self, contract, dtypes):
         ok = contract.op_kind in UNARY or contract.op_kind in BINARY or contract.op_kind in (
-            "SumReduce", "ArgMaxDim")
+            "SumReduce", "MeanReduce", "ArgMaxDim")
         return True if ok else f"mini-cpu has no {contract.op_kind}"
 
     def inputs(self, call):
@@ -93,6 +93,11 @@ class MiniCpu(judge.Backend):
         if op == "SumReduce":
             dims = tuple(call.params["dims"])
             return self.sum(xs[0], dims).astype(out_dtype)
+        if op == "MeanReduce":
+            dims = tuple(call.params["dims"])
+            total = self.sum(xs[0], dims)
+            count = int(np.prod([xs[0].shape[d] for d in dims])) if dims else 1
+            return (total / total.dtype.type(count)).astype(out_dtype)
         if op == "ArgMaxDim":
             return _argext(xs[0], call.params["dims"][0], lambda a, b: a > b)
         raise NotImplementedError(op)
