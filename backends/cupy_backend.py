@@ -109,7 +109,7 @@ class CupyBackend(Backend):
         import cupy
         import numpy as np
 
-        from backends._cupy_timing import CupyCall
+        from backends._cupy_timing import CupyCall, resident
         from backends._xp_ops import XP_TABLE, XpEnv
         from judge.formats import get_format
 
@@ -117,7 +117,7 @@ class CupyBackend(Backend):
         t = get_format(op.dtype).numpy_dtype
         compute = np.dtype(np.float32) if op.dtype == "BF16" else t
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
-        args = [upload(arg) for arg in call.inputs]
+        args = [resident(arg) for arg in call.inputs]
         return CupyCall(cupy, lambda: XP_TABLE[op.op_kind](env, args))
 
     def timed_copy(self, nbytes: int):

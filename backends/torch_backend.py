@@ -116,12 +116,12 @@ class TorchBackend(Backend):
         import torch
 
         from backends._torch_ops import TORCH_TABLE, TorchEnv
-        from backends._torch_timing import TorchCall
+        from backends._torch_timing import TorchCall, resident
         from judge.formats import get_format
 
         op = make_op_call(contract, call)
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
-        args = [to_device(torch, arg, self._torch_device()) for arg in call.inputs]
+        args = [resident(torch, arg, self._torch_device()) for arg in call.inputs]
         return TorchCall(torch, lambda: TORCH_TABLE[op.op_kind](env, args), self.device)
 
     def timed_copy(self, nbytes: int):

@@ -69,7 +69,10 @@ def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, s
         raise EnvironmentProblem("no backend is available to measure with")
     options = MeasureOptions(log2=log2, item_budget_s=budget, seed=seed,
                              dtypes=tuple(dtypes) or None)
-    click.echo(f"measuring {len(chosen_contracts)} contracts on "
+    devices = {b.device for b in chosen}
+    items = sum(1 for c in chosen_contracts if c.device in devices for d in c.dtype_fan
+                if not dtypes or d in dtypes)
+    click.echo(f"measuring {items} contract × dtype pairs on "
                f"{', '.join(b.name for b in chosen)}", err=True)
     run = measure(chosen_contracts, chosen, options, progress=_progress, unavailable=missing)
     json_path = write_measured_cost(run, out)

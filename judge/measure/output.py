@@ -68,6 +68,8 @@ def entry_json(entry) -> dict:
         "fit_rms_rel": _num(fit.rms_rel) if fit else None,
         "fit_max_rel": _num(fit.max_rel) if fit else None,
         "rate_determined": fit.rate_determined if fit else False,
+        "largest_rate_per_s": (_num(entry.points[-1].work / entry.points[-1].sample.median_ns
+                                    * 1e9) if entry.points else None),
         "roofline_fraction": _num(entry.roofline_fraction),
         "truncated": entry.truncated or None,
         "sizes": [{
@@ -125,6 +127,7 @@ def measured_cost(run) -> dict:
             "work_expr": row["work_expr"],
             "ns_per_unit": row["ns_per_unit"],
             "rate_per_s": row["rate_per_s"],
+            "largest_rate_per_s": row["largest_rate_per_s"],
             "fit_rms_rel": row["fit_rms_rel"],
             "roofline_fraction": row["roofline_fraction"],
             "sizes": [row["sizes"][0]["n"], row["sizes"][-1]["n"]],

@@ -4,7 +4,9 @@ The backend supplies the copy (``Backend.timed_copy(nbytes)``: torch's ``copy_``
 device-to-device copy, Vulkan's buffer copy); on the CPU device class the host is the device,
 so where a backend has none the Judge copies with ``numpy.copyto``. A copy of N bytes moves 2N
 (read and write), counted as ``bytes_moved`` counts a kernel's operands. The copy is fitted with
-the same model over the same sizes, and its rate is the roofline.
+the same model over the same sizes. A kernel's roofline fraction compares achieved rates where
+they are least blurred by overhead and caches: the kernel's bytes per second at its largest
+size against the copy's at the same number of bytes moved.
 """
 
 from __future__ import annotations
@@ -30,6 +32,15 @@ class Roofline:
     @property
     def bytes_per_s(self) -> float | None:
         return self.fit.rate if self.fit is not None else None
+
+    def rate_at(self, bytes_moved: float) -> float | None:
+        """The copy's achieved bytes/s at ``bytes_moved`` (log-log interpolation between the
+        copies timed; the nearest end outside them)."""
+        if not self.samples:
+            return None
+        moved = np.array([2.0 * s.n for s in self.samples])
+        rates = moved / np.array([s.median_ns for s in self.samples]) * 1e9
+        return float(np.exp(np.interp(np.log(bytes_moved), np.log(moved), np.log(rates))))
 
     @property
     def best_bytes_per_s(self) -> float | None:

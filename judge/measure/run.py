@@ -238,21 +238,23 @@ def _check_memory(entry: Entry) -> None:
 
 
 def apply_roofline(entry: Entry, roof: Roofline | None) -> None:
-    if entry.fit is None or roof is None or roof.bytes_per_s is None or entry.unit != "B":
+    """The achieved rate at the largest size over the copy's at the same bytes moved."""
+    if entry.fit is None or roof is None or entry.unit != "B" or not entry.points:
         return
-    if not (math.isfinite(entry.fit.rate) and math.isfinite(roof.bytes_per_s)):
+    top = entry.points[-1]
+    copy_rate = roof.rate_at(top.work)
+    if copy_rate is None or top.work <= 0:
         return
-    if not (entry.fit.rate_determined and roof.fit.rate_determined):
-        entry.roofline_fraction = entry.fit.rate / roof.bytes_per_s
-        return  # a rate or a roof set by noise: the fraction is reported, never judged
-    entry.roofline_fraction = entry.fit.rate / roof.bytes_per_s
+    entry.roofline_fraction = top.work / top.sample.median_ns * 1e9 / copy_rate
+    if not entry.fit.rate_determined:
+        return  # overhead, not work, sets that rate: the fraction is reported, never judged
     pct = f"{entry.roofline_fraction:.0%}"
     if entry.roofline_fraction > ROOF_OVER:
         entry.findings.append(
-            f"bytes_moved = {entry.work_expr} implies {pct} of the copy roofline: the hint "
-            "counts more bytes than the kernel can have moved")
+            f"bytes_moved = {entry.work_expr} implies {pct} of the copy roofline at "
+            f"n = {top.sample.n}: the hint counts more bytes than the kernel can have moved")
     elif entry.roofline_fraction < ROOF_UNDER:
-        entry.findings.append(f"reaches {pct} of the copy roofline")
+        entry.findings.append(f"reaches {pct} of the copy roofline at n = {top.sample.n}")
 
 
 def measure(contracts, backends, options: MeasureOptions, *, progress=None,

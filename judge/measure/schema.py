@@ -31,7 +31,8 @@ _ENTRY = {
     "type": "object",
     "required": ["kernel", "file", "revision", "backend", "device", "dtype", "status", "reason",
                  "work", "work_expr", "unit", "clock", "overhead_ns", "ns_per_unit",
-                 "rate_per_s", "fit_rms_rel", "roofline_fraction", "sizes", "memory",
+                 "rate_per_s", "largest_rate_per_s", "fit_rms_rel", "roofline_fraction",
+                 "sizes", "memory",
                  "findings"],
     "properties": {
         "kernel": {"type": "string", "minLength": 1},
@@ -42,7 +43,8 @@ _ENTRY = {
         "unit": {"enum": ["B", "flop", "elem", ""]},
         "overhead_ns": {"type": ["number", "null"], "minimum": 0},
         "ns_per_unit": {"type": ["number", "null"], "minimum": 0},
-        "rate_per_s": _NUM, "fit_rms_rel": _NUM, "roofline_fraction": _NUM,
+        "rate_per_s": _NUM, "largest_rate_per_s": _NUM, "fit_rms_rel": _NUM,
+        "roofline_fraction": _NUM,
         "sizes": {"type": "array", "items": _SIZE},
         "memory": {"type": "array", "items": _MEMORY},
         "findings": {"type": "array", "items": {"type": "string"}},
@@ -57,7 +59,7 @@ _ENTRY = {
 _COST = {
     "type": "object",
     "required": ["kernel", "overhead_ns", "work", "work_expr", "ns_per_unit", "rate_per_s",
-                 "fit_rms_rel", "roofline_fraction", "sizes"],
+                 "largest_rate_per_s", "fit_rms_rel", "roofline_fraction", "sizes"],
     "properties": {
         "overhead_ns": {"type": "number", "minimum": 0},
         "ns_per_unit": {"type": "number", "minimum": 0},

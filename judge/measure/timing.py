@@ -3,7 +3,7 @@
 Each sample is one call from an idle device to its completion (``TimedCall.time_ns``: CUDA
 events on CUDA, fenced wall time on Vulkan, ``perf_counter_ns`` on the CPU). Samples come in
 batches; the run stops once the median of all samples moved by at most ``tol`` (relative)
-after each of the last two batches and ``min_reps`` samples are in, or when the repeat or time
+after each of the last three batches and ``min_reps`` samples are in, or when the repeat or time
 budget is spent (the sample then says it is not stable).
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 @dataclass(frozen=True)
 class TimingPolicy:
     warmup_ns: int = 20_000_000  # warm-up time per size (at least WARMUP_CALLS calls)
-    min_reps: int = 10
+    min_reps: int = 20
     max_reps: int = 200
     batch: int = 5
     tol: float = 0.02  # relative change of the median that counts as stable
@@ -26,6 +26,7 @@ class TimingPolicy:
 
 
 WARMUP_CALLS = 3
+CALM_BATCHES = 3  # batches in a row that moved the median by at most tol
 
 
 @dataclass
@@ -83,7 +84,7 @@ def time_size(timed, n: int, policy: TimingPolicy = TimingPolicy()) -> SizeSampl
         else:
             calm = 0
         previous = median
-        if calm >= 2 and sample.reps >= policy.min_reps:
+        if calm >= CALM_BATCHES and sample.reps >= policy.min_reps:
             sample.stable = True
             break
         if time.perf_counter_ns() - start > policy.budget_ns:

@@ -1,7 +1,8 @@
 """The cost section of the report (SPEC §12), drawn from ``measured-cost.json``.
 
 Per backend: the roofline plot (achieved bytes/s of every kernel and dtype against bytes moved,
-under the same-run device copy), and a table of fitted coefficients, fractions of the copy,
+under the same-run device copy), and a table of fitted coefficients, achieved rates at the
+largest size and their fraction of the copy's at the same bytes moved,
 memory verdicts and findings. Per kernel: time against n on log-log axes, measured medians with
 their inter-quartile range and the fitted model as a line. Plots are inline SVG drawn by hand
 (no ids, no external references), like the ULP histograms. ``cost.html`` is the same section as
@@ -50,7 +51,7 @@ def cost_section(doc: dict) -> str:
              f'(bandwidth classes) or flops (compute classes)</p>']
     if not entries:
         return parts[0] + "<p>No kernel was measured.</p>"
-    for key, device in doc.get("devices", {}).items():
+    for device in doc.get("devices", {}).values():
         backend = device["backend"]
         rows = [e for e in entries if e["backend"] == backend]
         roof = device["roofline"]
@@ -84,13 +85,13 @@ def _rate(value, unit: str) -> str:
 
 
 def _table(rows: list[dict]) -> str:
-    head = ["kernel", "dtype", "overhead µs", "rate", "of copy", "fit rms", "sizes", "memory",
-            "findings"]
+    head = ["kernel", "dtype", "overhead µs", "fitted rate", "at largest n", "of copy", "fit rms",
+            "sizes", "memory", "findings"]
     body = []
     for e in sorted(rows, key=lambda r: (r["kernel"], r["dtype"])):
         if e["status"] != "measured":
             body.append(f"<tr><td>{escape(e['kernel'])}</td><td>{escape(e['dtype'])}</td>"
-                        f'<td colspan="7" class="bad">not measured: {escape(e["reason"])}</td>'
+                        f'<td colspan="8" class="bad">not measured: {escape(e["reason"])}</td>'
                         "</tr>")
             continue
         frac = e["roofline_fraction"]
@@ -105,6 +106,7 @@ def _table(rows: list[dict]) -> str:
             f"<tr><td>{escape(e['kernel'])}</td><td>{escape(e['dtype'])}</td>"
             f'<td class="num">{e["overhead_ns"] / 1e3:.2f}</td>'
             f'<td class="num">{_rate(e["rate_per_s"], e["unit"])}</td>'
+            f'<td class="num">{_rate(e["largest_rate_per_s"], e["unit"])}</td>'
             f'<td class="num">{"-" if frac is None else f"{frac:.0%}"}</td>'
             f'<td class="num">{e["fit_rms_rel"]:.1%}</td><td>{span}</td>'
             f"<td>{escape(mem)}</td><td>{findings}</td></tr>")

@@ -7,6 +7,7 @@ import copy
 import json
 
 import jsonschema
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from measure_testing import contract_text
@@ -48,7 +49,12 @@ def test_costs_are_keyed_by_revision_and_device(measured):
         assert cost["sizes"] == [256, 131072] and cost["work_expr"] == "3 * n * dtype_bytes"
         roof = doc["devices"][key]["roofline"]
         assert roof["bytes_per_s"] > 0 and len(roof["sizes"]) == 10
-        assert e["roofline_fraction"] == pytest.approx(e["rate_per_s"] / roof["bytes_per_s"])
+        top = e["sizes"][-1]
+        assert e["largest_rate_per_s"] == pytest.approx(top["work"] / top["median_ns"] * 1e9)
+        moved = np.array([2.0 * s["bytes"] for s in roof["sizes"]])
+        rates = moved / np.array([s["median_ns"] for s in roof["sizes"]]) * 1e9
+        copy_rate = np.exp(np.interp(np.log(top["work"]), np.log(moved), np.log(rates)))
+        assert e["roofline_fraction"] == pytest.approx(e["largest_rate_per_s"] / copy_rate)
         assert e["rate_determined"] and roof["rate_determined"]
 
 

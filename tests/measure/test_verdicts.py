@@ -9,16 +9,26 @@ from measure_testing import KnownCost
 from judge.measure.fit import Fit
 from judge.measure.memory import MemoryCheck, host_peak_bytes, promised_bytes
 from judge.measure.roofline import Roofline
-from judge.measure.run import Entry, apply_roofline
+from judge.measure.run import Entry, SizePoint, apply_roofline
 from judge.measure.timed import FunctionCall
+from judge.measure.timing import SizeSample
 
-ROOF = Roofline("known-cost", "numpy.copyto", fit=Fit(500.0, 0.01, 0.01, 0.02, 10))  # 100 GB/s
+
+def sample(n: int, median_ns: float) -> SizeSample:
+    return SizeSample(n, [int(median_ns)] * 3, True)
 
 
-def entry_with_rate(contract, bytes_per_s: float, *, work_share: float = 0.9) -> Entry:
+# copies of 1 MB and 10 MB (2 and 20 MB moved) at 100 GB/s, of 100 MB at 50 GB/s
+ROOF = Roofline("known-cost", "numpy.copyto", samples=[
+    sample(10**6, 2e4), sample(10**7, 2e5), sample(10**8, 4e6)])
+
+
+def entry_with_rate(contract, bytes_per_s: float, *, work_share: float = 0.9,
+                    moved: float = 8e6) -> Entry:
     entry = Entry(contract, KnownCost(0, 0), "F32", work_name="bytes_moved",
                   work_expr="2 * n * dtype_bytes", unit="B")
     entry.fit = Fit(1000.0, 1e9 / bytes_per_s, 0.01, 0.02, 10, work_share)
+    entry.points = [SizePoint(sample(int(moved / 8), moved / bytes_per_s * 1e9), moved, {})]
     return entry
 
 
@@ -30,7 +40,7 @@ def entry_with_rate(contract, bytes_per_s: float, *, work_share: float = 0.9) ->
 def test_roofline_fraction_and_its_findings(synthetic_contract, rate, fraction, finding):
     entry = entry_with_rate(synthetic_contract, rate)
     apply_roofline(entry, ROOF)
-    assert entry.roofline_fraction == pytest.approx(fraction)
+    assert entry.roofline_fraction == pytest.approx(fraction, rel=1e-4)
     if finding is None:
         assert entry.findings == []
     else:
@@ -38,10 +48,18 @@ def test_roofline_fraction_and_its_findings(synthetic_contract, rate, fraction, 
         assert finding in text
 
 
+def test_the_copy_is_compared_at_the_same_bytes_moved(synthetic_contract):
+    assert ROOF.rate_at(2e6) == pytest.approx(1e11) and ROOF.rate_at(2e8) == pytest.approx(5e10)
+    assert ROOF.rate_at(1e3) == pytest.approx(1e11) and ROOF.rate_at(1e9) == pytest.approx(5e10)
+    entry = entry_with_rate(synthetic_contract, 45e9, moved=2e8)  # where the copy makes 50 GB/s
+    apply_roofline(entry, ROOF)
+    assert entry.roofline_fraction == pytest.approx(0.9) and entry.findings == []
+
+
 def test_an_undetermined_rate_is_reported_not_judged(synthetic_contract):
     entry = entry_with_rate(synthetic_contract, 150e9, work_share=0.2)
     apply_roofline(entry, ROOF)
-    assert entry.roofline_fraction == pytest.approx(1.5) and entry.findings == []
+    assert entry.roofline_fraction == pytest.approx(1.5, rel=1e-4) and entry.findings == []
 
 
 def test_host_bytes_of_a_call_that_allocates():
