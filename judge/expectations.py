@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CHECKS = (
-    "dtype", "shape", "nan", "inf", "signed_zero", "exact", "ties", "ulp", "bound",
+    "dtype", "shape", "nan", "inf", "signed_zero", "subnormal", "exact", "ties", "ulp", "bound",
     "reduction_bound", "implausible", "determinism", "unwritten", "input_modified", "raised",
 )
 
