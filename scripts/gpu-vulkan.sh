@@ -7,6 +7,8 @@
 #       On a networked Debian/Ubuntu x86-64 machine, in the repository root: fetches into .gl/
 #       (git-ignored) the .debs of the Vulkan loader and headers, of fmt and of the glvnd
 #       libraries the NVIDIA ICD loads, the kp 0.9.0 sdist, and a pybind11 wheel (kp built against pybind11 < 2.12 corrupts numpy 2 arrays).
+#   scripts/gpu-vulkan.sh exec COMMAND...
+#       The same setup, then any command (a judge audit of CUDA and Vulkan backends, say).
 #   scripts/gpu-vulkan.sh [run] [ci|nightly] [extra pytest arguments...]
 #       On the GPU machine (no network; root; Python >= 3.11 with numpy, ml_dtypes, hypothesis,
 #       pytest, pyyaml, mpmath, click, setuptools, CMake and a C++ compiler; the NVIDIA driver
@@ -101,8 +103,19 @@ EOF
     exit "$status"
 }
 
+# Any command with the loader unpacked and kp built, e.g. a CUDA + Vulkan audit:
+#   scripts/gpu-vulkan.sh exec python3 -m judge.cli audit --backend cuda --backend vulkan
+exec_with_vulkan() {
+    [ -f "$GL/$KP_SDIST" ] || { echo "gpu-vulkan.sh: $GL/$KP_SDIST missing: run 'prepare' first" >&2; exit 2; }
+    unpack_loader
+    "$PY" -c "import kp" 2>/dev/null || [ -d /tmp/kp ] || build_kp
+    export PYTHONPATH="/tmp/kp:$PWD${PYTHONPATH:+:$PYTHONPATH}"
+    exec "$@"
+}
+
 case "${1:-run}" in
     prepare) prepare ;;
     run) shift || true; run "$@" ;;
+    exec) shift; exec_with_vulkan "$@" ;;
     *) run "$@" ;;
 esac

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import queue
 
 import pytest
 
@@ -73,3 +75,20 @@ def test_shards_partition_keys_deterministically():
 def test_bad_shards_are_refused_with_the_reason(text):
     with pytest.raises(ValueError, match="shard"):
         Shard.parse(text)
+
+
+def test_each_worker_is_pinned_to_one_visible_gpu_round_robin(monkeypatch):
+    from judge import parallel
+
+    setup = parallel.Setup(contracts=(), backends=(), profile=None, seed=0, expectations=None,
+                           gpus=("3", "5"))
+    pinned = []
+    for slot in range(4):
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+        slots = queue.Queue()
+        slots.put(slot)
+        parallel._start_worker(setup, slots)
+        pinned.append(os.environ["CUDA_VISIBLE_DEVICES"])
+    assert pinned == ["3", "5", "3", "5"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,7")
+    assert parallel.visible_gpus() == ("2", "7")
