@@ -60,7 +60,7 @@ start=$(date +%s)
 set +e
 python3 -m pytest "${plugin_args[@]}" -p no:cacheprovider --backend=cuda \
     --judge-profile="$profile" -rfEs "${report_args[@]}" \
-    suites/fuel tests/backends/test_cuda_adapters.py "$@" 2>&1 | tee "$log"
+    suites/fuel tests/backends/test_cuda_adapters.py tests/backends/test_gpu_regressions.py "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 echo "== wall time: $(( $(date +%s) - start ))s (profile $profile, exit $status)" | tee -a "$log"
