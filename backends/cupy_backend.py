@@ -11,7 +11,7 @@ narrowed with round-to-nearest-even (``_cupy_bf16``).
 from __future__ import annotations
 
 from backends._common import check_dtypes, make_op_call, store_outputs
-from judge.api import Backend
+from judge.api import Backend, is_resident
 
 
 def _cupy_lib():
@@ -34,8 +34,12 @@ def upload(arg):
 
     from backends import _cupy_bf16
 
-    base = arg.base.view(np.uint16) if arg.dtype == "BF16" else arg.base
-    device_base = cupy.asarray(base)
+    if is_resident(arg):  # already on the device: shared, not copied
+        device_base = cupy.from_dlpack(arg.base)
+        if arg.dtype == "BF16":
+            device_base = device_base.view(cupy.uint16)
+    else:
+        device_base = cupy.asarray(arg.base.view(np.uint16) if arg.dtype == "BF16" else arg.base)
     if arg.size == 0:
         view = cupy.empty(arg.shape, dtype=device_base.dtype)
     else:
@@ -60,9 +64,16 @@ def download(result, dtype: str):
     return cupy.asnumpy(result)
 
 
+def cupy_contiguous(result):
+    import cupy
+
+    return cupy.ascontiguousarray(result)
+
+
 class CupyBackend(Backend):
     name = "cupy"
     device = "cuda"
+    device_arrays = "dlpack"  # BF16 results are narrowed on the host, so they come back as numpy
 
     def available(self) -> bool | str:
         try:
@@ -94,6 +105,8 @@ class CupyBackend(Backend):
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
         args = [upload(arg) for arg in call.inputs]
         result = XP_TABLE[op.op_kind](env, args)
+        if call.inputs and is_resident(call.inputs[0]) and op.out_dtypes[0] != "BF16":
+            return [cupy_contiguous(result)]  # stays on the device
         return store_outputs(call, [download(result, op.out_dtypes[0])])
 
     def describe(self) -> str:

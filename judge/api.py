@@ -93,6 +93,11 @@ class Backend(abc.ABC):
 
     name: str = ""
     device: str = ""  # cpu | cuda | vulkan
+    #: ``"dlpack"`` when ``run`` also takes device-resident calls: every ``TensorArg.base``
+    #: (inputs and outputs) is then a 1-D array on this backend's device that exports
+    #: ``__dlpack__``, and ``run`` returns such arrays. The exhaustive F32 sweeps use it to keep
+    #: 2^32 inputs on the GPU; every other call carries numpy buffers as usual.
+    device_arrays: str | None = None
 
     def available(self) -> bool | str:
         """True, or a string saying why this backend cannot run here."""
@@ -123,6 +128,11 @@ class Backend(abc.ABC):
         """Optional: a plain device-to-device copy of ``nbytes`` bytes as a ``TimedCall``, the
         bandwidth roofline of ``judge measure``. None, the default, where there is none."""
         return None
+
+
+def is_resident(arg: TensorArg) -> bool:
+    """Whether ``arg`` is a device-resident argument (see ``Backend.device_arrays``)."""
+    return not isinstance(arg.base, np.ndarray)
 
 
 def register_backend(backend: Backend) -> Backend:
