@@ -37,7 +37,7 @@ _LN2_LO = float.fromhex("0x1.a39ef35793c76p-33")
 _INV_L = 32 / 0.6931471805599453  # only picks k: any value within 2^-40 relative will do
 _SQRT2_BITS = np.float64(1.4142135623730951).view(np.uint64)
 _GELU_C = 0.044715  # RN64 of the decimal (Python's parsing is correctly rounded)
-_GELU_K = float.fromhex("0x1.988453a5f5c1bp+0")  # RN64(2·sqrt(2/π)), checked in the tests
+_GELU_K = float.fromhex("0x1.9884533d43651p+0")  # RN64(2·sqrt(2/π)), checked in the tests
 
 
 def _mag(x: np.ndarray) -> np.ndarray:
