@@ -31,5 +31,5 @@ for m in ("numpy", "torch", "cupy", "mpmath", "ml_dtypes", "yaml", "click"):
     except Exception as exc:
         print(m, "unavailable:", exc)
 PY
-exec "$PY" -m judge.sweep.gpu_f32 --kernels "${KERNELS:-exp,log,sin,tanh}" \
+exec "$PY" -m judge.sweep.gpu_f32 --kernels "${KERNELS:-exp,log,sin,cos,tanh,erf,sqrt}" \
     --backends "${BACKENDS:-torch-cuda,cupy}" --out "$OUT" "$@"

@@ -47,6 +47,7 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
+    f32_records: list[dict] = []  # the exhaustive F32 sweeps, for the report's table
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once
@@ -67,7 +68,7 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
                     continue
                 used[backend.name] = backend
                 row, text, case, sample = _one(contract, backend, dtype, processes, grid_size,
-                                               chunk_log2, cross)
+                                               chunk_log2, cross, f32_records)
                 if case is not None:
                     cases.append(case)
                 if sample is not None:
@@ -83,16 +84,21 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
     if len(rows) > 1:
         click.echo(_tally(rows))
     if out:
+        if f32_records:
+            from judge.reports.f32_sweeps import FILE, write_sweeps
+
+            Path(out).mkdir(parents=True, exist_ok=True)
+            write_sweeps(f32_records, Path(out) / FILE)
         _write(rows, cases, samples, out, list(used.values()))
     failing = [r for r in rows if r.verdict not in CONFORMING]
     sys.exit(1 if failing else 0)
 
 
-def _one(contract, backend, dtype, processes, grid_size, chunk_log2, cross):
+def _one(contract, backend, dtype, processes, grid_size, chunk_log2, cross, f32_records):
     from judge.sweep.inputs import GRID_SIZE
 
     if dtype == "F32":
-        row, text = _gpu_f32(contract, backend, chunk_log2, cross)
+        row, text = _gpu_f32(contract, backend, chunk_log2, cross, f32_records)
         return row, text, None, None
     return _sixteen_bit(contract, backend, dtype, processes, grid_size or GRID_SIZE, cross)
 
@@ -247,7 +253,8 @@ def summary_text(contract, backend, dtype, result) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _gpu_f32(contract, backend, chunk_log2, cross):
+def _gpu_f32(contract, backend, chunk_log2, cross, f32_records):
+    from judge.reports.f32_sweeps import sweep_record
     from judge.runner import unsupported_row
     from judge.sweep import gpu_f32
 
@@ -256,6 +263,7 @@ def _gpu_f32(contract, backend, chunk_log2, cross):
         return unsupported_row(contract, backend, "F32", str(ok), 0), \
             f"{_label(contract, backend, 'F32')}: unsupported: {ok}"
     result = gpu_f32.sweep_f32(contract, backend, chunk_log2=chunk_log2)
+    f32_records.append(sweep_record(result.row, result.metrics, result.notes))
     return result.row, result.summary()
 
 

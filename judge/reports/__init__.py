@@ -31,8 +31,12 @@ def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
     tables.write_samples(run.ulp_samples, paths["samples.npz"])
     from judge.reports.cost import load_measured
 
+    from judge.reports.f32_sweeps import FILE, load_sweeps
+
     cost = load_measured(out / "measured-cost.json")  # written by ``judge measure``, if it ran
-    paths["report.html"].write_text(html.render_report(run, repro=repro_generator(), cost=cost))
+    sweeps = load_sweeps(out / FILE)  # written by ``judge sweep --dtype F32``, if it ran
+    paths["report.html"].write_text(html.render_report(run, repro=repro_generator(), cost=cost,
+                                                       sweeps=sweeps))
     return paths
 
 

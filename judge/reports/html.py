@@ -22,7 +22,7 @@ SEVERITY = {"error": 4, "fail": 3, "xfail": 2, "pass": 1, "unsupported": 0}
 
 
 def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None,
-                  cost: dict | None = None) -> str:
+                  cost: dict | None = None, sweeps: list | None = None) -> str:
     """The whole page. ``repro(record)`` returns a case's standalone script (or raises);
     ``cost`` is a measured-cost.json document, shown as the cost section (SPEC §12)."""
     meta = run.meta
@@ -43,6 +43,10 @@ def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None
         from judge.reports.cost import cost_section
 
         body.append(_section("Measured cost", cost_section(cost), "cost"))
+    if sweeps:
+        from judge.reports.f32_sweeps import sweeps_section
+
+        body.append(_section("Exhaustive F32 sweeps", sweeps_section(sweeps), "f32-sweeps"))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<title>Judge audit report</title>"

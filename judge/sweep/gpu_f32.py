@@ -383,6 +383,8 @@ def _finish(result: F32Sweep, acc: _Acc, contract, total: int, times: dict, t0: 
              else "every finite output is the correctly rounded value")
     result.metrics["worst"] = (f"{worst}; ulp-real max {acc.worst_real:.3f} at "
                                f"{_describe_input(acc.worst_real_idx)}")
+    result.metrics["worst_ulp_input"] = _describe_input(acc.worst_idx) if acc.worst_ulp else ""
+    result.metrics["worst_real_input"] = _describe_input(acc.worst_real_idx)
 
 
 # --- throughput of the natural kernel alone --------------------------------------------------------
@@ -469,7 +471,7 @@ class DirectCupy:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.sweep.gpu_f32", description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", default="exp,log,sin,tanh")
+    parser.add_argument("--kernels", default=",".join(REFERENCES[k][0] for k in REFERENCES))
     parser.add_argument("--backends", default="torch-cuda,cupy")
     parser.add_argument("--contracts", default=None, help="default: the embedded suite's reference file")
     parser.add_argument("--chunk-log2", type=int, default=28)
@@ -481,7 +483,7 @@ def main(argv=None) -> int:
     path = args.contracts or str(Path(default_suite_path()) / "reference-elementwise.fkc.md")
     loaded = load_paths([path])
     chunks = [int(c) for c in args.chunks.split(",")] if args.chunks else None
-    reports, texts = [], []
+    reports, texts, results = [], [], []
     for bname in args.backends.split(","):
         backend, note = _backend(bname)
         for kernel in args.kernels.split(","):
@@ -498,21 +500,34 @@ def main(argv=None) -> int:
             if note:
                 res.notes.append(note)
             res.notes.append(f"contract {contract.file} (backend {contract.backend}) judged across devices")
-            res.metrics.update(kernel_throughput("cupy" if bname == "cupy" else "torch", contract.op_kind))
+            if backend.device == "cuda":
+                res.metrics.update(kernel_throughput("cupy" if bname == "cupy" else "torch", contract.op_kind))
             texts.append(res.summary())
             print(texts[-1], flush=True)
             reports.append({"row": res.row.as_dict(), "metrics": res.metrics, "notes": res.notes,
                             "device": backend.describe()})
+            results.append(res)
             if args.out:  # after every sweep, so a run cut short keeps what it finished
-                _write(Path(args.out), reports, texts)
+                _write(Path(args.out), reports, texts, results)
     failing = [r for r in reports if r["row"]["verdict"] not in ("pass", "xfail")]
     return 1 if failing else 0
 
 
-def _write(out: Path, reports: list, texts: list) -> None:
+def _write(out: Path, reports: list, texts: list, results: list) -> None:
+    """f32-sweep.json (everything measured) and .md (the summaries), plus an audit report whose
+    table of exhaustive sweeps shows them all."""
+    from judge.reports import write_audit
+    from judge.reports.f32_sweeps import FILE, sweep_record, write_sweeps
+    from judge.results import AuditRun
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "f32-sweep.json").write_text(json.dumps(reports, indent=2, default=str))
     (out / "f32-sweep.md").write_text("\n\n".join(texts) + "\n")
+    write_sweeps([sweep_record(r.row, r.metrics, r.notes) for r in results], out / FILE)
+    meta = {"profile": "f32-sweep", "judge_version": _version(),
+            "devices": {rep["row"]["backend"]: rep["device"] for rep in reports},
+            "started_at": results[0].row.started_at if results else ""}
+    write_audit(AuditRun([r.row for r in results], [], {}, meta), out)
 
 
 def _version() -> str:

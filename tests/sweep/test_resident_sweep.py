@@ -94,3 +94,18 @@ def test_the_torch_adapter_keeps_a_resident_call_on_its_device(reference):
     (y,) = TorchBackend("torch-cpu", "cpu").run(reference("exp"), call)
     assert isinstance(y, torch.Tensor) and torch.equal(y, torch.exp(x))
     assert TorchBackend("torch-cuda", "cuda").device_arrays == "dlpack"
+
+
+def test_the_report_shows_the_table_of_f32_sweeps(reference, tmp_path):
+    import json
+
+    res = gpu_f32.sweep_f32(reference("exp"), ResidentExp(3), chunk_log2=16, chunks=CHUNKS[:1],
+                            device="cpu", log=lambda m: None)
+    report = {"row": res.row.as_dict(), "metrics": res.metrics, "notes": res.notes, "device": "cpu"}
+    gpu_f32._write(tmp_path, [report], [res.summary()], [res])
+    (record,) = json.loads((tmp_path / "f32-sweeps.json").read_text())["sweeps"]
+    assert record["over_bound"] > 0 and record["resident"] is True
+    assert record["worst_ulp_input"].startswith("x=") and "(0x3F" in record["worst_ulp_input"]
+    page = (tmp_path / "report.html").read_text()
+    assert '<section id="f32-sweeps">' in page and "Exhaustive F32 sweeps" in page
+    assert record["worst_ulp_input"] in page and "on device" in page
