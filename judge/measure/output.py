@@ -89,6 +89,7 @@ def roofline_json(roof) -> dict:
         "clock": roof.clock,
         "bytes_per_s": _num(roof.bytes_per_s),
         "best_bytes_per_s": _num(roof.best_bytes_per_s),
+        "largest_bytes_per_s": _num(roof.largest_bytes_per_s),
         "overhead_ns": _num(roof.fit.overhead_ns) if roof.fit else None,
         "fit_rms_rel": _num(roof.fit.rms_rel) if roof.fit else None,
         "rate_determined": roof.fit.rate_determined if roof.fit else False,

@@ -43,6 +43,14 @@ class Roofline:
         return float(np.exp(np.interp(np.log(bytes_moved), np.log(moved), np.log(rates))))
 
     @property
+    def largest_bytes_per_s(self) -> float | None:
+        """The copy's achieved rate at the largest size timed."""
+        if not self.samples:
+            return None
+        top = self.samples[-1]
+        return 2 * top.n / top.median_ns * 1e9
+
+    @property
     def best_bytes_per_s(self) -> float | None:
         """The highest rate one size reached (2 × bytes / median time)."""
         if not self.samples:
@@ -73,10 +81,14 @@ def measure_roofline(backend, nbytes_sizes: list[int], policy: TimingPolicy,
 
     start = time.perf_counter_ns()
     roof = Roofline(backend.name, "none")
-    for nbytes in nbytes_sizes:
-        if time.perf_counter_ns() - start > budget_ns:
+    for index, nbytes in enumerate(nbytes_sizes):
+        left = budget_ns - (time.perf_counter_ns() - start)
+        if left <= 0 and roof.samples:
             roof.note = f"copies above {roof.samples[-1].n} bytes did not fit the time budget"
             break
+        share = max(left, 0) // (len(nbytes_sizes) - index)  # an equal share of what is left
+        size_policy = TimingPolicy(**{**policy.__dict__,
+                                      "budget_ns": int(min(policy.budget_ns, share))})
         timed, source = copy_call(backend, nbytes)
         if timed is None:
             roof.note = f"{backend.name} offers no device copy (Backend.timed_copy)"
@@ -84,7 +96,7 @@ def measure_roofline(backend, nbytes_sizes: list[int], policy: TimingPolicy,
         roof.source = source
         try:
             roof.clock = timed.clock
-            roof.samples.append(time_size(timed, nbytes, policy))
+            roof.samples.append(time_size(timed, nbytes, size_policy))
         finally:
             timed.close()
     if len(roof.samples) >= 2:

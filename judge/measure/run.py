@@ -201,8 +201,9 @@ def _conclude(entry: Entry) -> None:
     noisy = [p.sample.n for p in entry.points
              if p.sample.spread > SPREAD_LIMIT or not p.sample.stable]
     if noisy:
-        entry.findings.append(f"median not stable or spread above {SPREAD_LIMIT:.0%} at n = "
-                              f"{', '.join(map(str, noisy))}")
+        entry.findings.append(
+            f"noisy at {len(noisy)} of {len(entry.points)} sizes (median unsettled or spread "
+            f"above {SPREAD_LIMIT:.0%}): n = {', '.join(f'2^{n.bit_length() - 1}' for n in noisy)}")
     if entry.truncated:
         entry.findings.append(entry.truncated)
     if entry.clock.startswith("run_") and entry.backend.device != "cpu":

@@ -68,7 +68,8 @@ _COST = {
 }
 _ROOFLINE = {
     "type": "object",
-    "required": ["source", "clock", "bytes_per_s", "best_bytes_per_s", "overhead_ns", "sizes"],
+    "required": ["source", "clock", "bytes_per_s", "best_bytes_per_s", "largest_bytes_per_s",
+                 "overhead_ns", "sizes"],
     "properties": {"source": {"enum": ["backend", "numpy.copyto", "none"]},
                    "bytes_per_s": _NUM, "sizes": {"type": "array"}},
 }

@@ -56,7 +56,8 @@ def cost_section(doc: dict) -> str:
         rows = [e for e in entries if e["backend"] == backend]
         roof = device["roofline"]
         parts.append(f"<h3>{escape(backend)}</h3><p class=\"meta\">{escape(device['describe'])}"
-                     f" · copy roofline {_rate(roof['bytes_per_s'], 'B')} "
+                     f" · device copy {_rate(roof['largest_bytes_per_s'], 'B')} at its "
+                     f"largest size, {_rate(roof['bytes_per_s'], 'B')} fitted "
                      f"({escape(roof['source'])}, {escape(roof['clock'])})"
                      + (f" · {escape(roof['note'])}" if roof.get("note") else "") + "</p>")
         parts.append('<div class="hists">' + _figure(roofline_svg(backend, rows, roof)) + "</div>")
@@ -218,10 +219,11 @@ def roofline_svg(backend: str, rows: list[dict], roof: dict) -> str:
     if copy:
         axes.line([c[0] for c in copy], [c[1] for c in copy], "#000", 2.2)
         axes.legend.append(("#000", "device copy", ""))
-    if roof.get("bytes_per_s"):
+    if roof.get("largest_bytes_per_s"):
         xs = [p[0] for p in copy + pts]
-        axes.line([min(xs), max(xs)], [roof["bytes_per_s"]] * 2, "#000", 0.8, "4 3")
-        axes.legend.append(("#000", f"copy rate {_rate(roof['bytes_per_s'], 'B')}", "4 3"))
+        axes.line([min(xs), max(xs)], [roof["largest_bytes_per_s"]] * 2, "#000", 0.8, "4 3")
+        axes.legend.append(("#000", f"copy at its largest size "
+                                    f"{_rate(roof['largest_bytes_per_s'], 'B')}", "4 3"))
     for i, r in enumerate(sorted(rows, key=lambda r: (r["kernel"], r["dtype"]))):
         color = COLORS[i % len(COLORS)]
         sizes = [s for s in r["sizes"] if s["work"] > 0]
