@@ -41,4 +41,6 @@ def timed_copy(nbytes: int) -> FunctionCall:
     algorithm = mgr.algorithm([src, dst, meta_t], spirv("copy"), [groups, 1, 1], [], [])
     mgr.sequence().eval(kp.OpTensorSyncDevice([src, dst, meta_t]))
     sequence = mgr.sequence().record(kp.OpAlgoDispatch(algorithm))
-    return FunctionCall(sequence.eval, clock=CLOCK)
+    timed = FunctionCall(sequence.eval, clock=CLOCK)
+    timed.tensors = (src, dst)  # kept alive with the call; tests read the copy back
+    return timed
