@@ -33,7 +33,8 @@ def round_bits(y: np.ndarray, s) -> np.ndarray:
     """Bits (``s.bits_dtype``) of the binary64 array ``y`` rounded to nearest even into ``s``."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     if s.name == "F32":
-        return y.astype(np.float32).view(np.uint32)
+        with np.errstate(over="ignore"):  # overflow to ±inf is the rounding asked for
+            return y.astype(np.float32).view(np.uint32)
     b = y.view(np.uint64)
     mag = b & _ABS
     biased = (mag >> np.uint64(52)).astype(np.int64)  # integer arithmetic from here on

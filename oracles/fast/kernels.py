@@ -190,7 +190,7 @@ def silu(x):
 # |x| <= 10: x² is exact (x has <= 24 significant bits), x³ u, C·x³ u (+ u for C = RN64(0.044715)),
 #   x + C·x³ (same signs) u, K·(...) u (+ u for K = RN64(2·sqrt(2/π))): ẑ = z(1 + δ), |δ| < 6.01u,
 #   so e^-ẑ = e^-z·(1 + ε), |ε| < 6.02u·|z|. With exp_core (< 14.5u), 1 + t and the quotient x/(1 + t)
-#   (2u): relative error < 16.5u + 6.02u·|z|. Claimed per element: 2^-46 + 2^-50·|ẑ| (128u + 8u·|ẑ|).
+#   (2u): relative error < 16.5u + 6.02u·|z|. Claimed per element: 2^-46 + 2^-48·|ẑ| (128u + 32u·|ẑ|).
 # x > 10: y = x; z > 87, 1 − sigmoid(z) < e^-87. x < −10: the pure path.
 GELU_BASE = 2.0**-46
 
@@ -205,7 +205,7 @@ def gelu(x):
     z = _GELU_K * (xc + _GELU_C * (xc * xc * xc))
     y[calc] = xc / (1.0 + exp_core(0.0 - z))
     bound = np.full(x.shape, GELU_BASE)
-    bound[calc] = GELU_BASE + 2.0**-50 * _abs(z)
+    bound[calc] = GELU_BASE + 2.0**-48 * _abs(z)
     return y, bound, ok
 
 
@@ -242,34 +242,35 @@ def log(x):
 
 
 # --- square roots and reciprocals ----------------------------------------------------------------
-# sqrt: IEEE squareRoot, correctly rounded: u (claimed 2u). rsqrt = 1/sqrt: (1 + u)/(1 − u) − 1
-# < 2.01u (claimed 8u). recip: u (claimed 2u). Negative operands: the pure path (NaN).
+# sqrt: IEEE squareRoot, correctly rounded: u (claimed 2^-49 = 16u). rsqrt = 1/sqrt:
+# (1 + u)/(1 − u) − 1 < 2.01u (claimed 2^-48 = 32u). recip: u (claimed 16u). Negative operands:
+# the pure path (NaN).
 
 
 def sqrt(x):
-    return np.sqrt(x), 2.0**-52, ~_negative(x)
+    return np.sqrt(x), 2.0**-49, ~_negative(x)
 
 
 def rsqrt(x):
-    return 1.0 / np.sqrt(x), 2.0**-50, ~_negative(x)
+    return 1.0 / np.sqrt(x), 2.0**-48, ~_negative(x)
 
 
 def recip(x):
-    return 1.0 / x, 2.0**-52, None
+    return 1.0 / x, 2.0**-49, None
 
 
 # --- binary arithmetic ---------------------------------------------------------------------------
 # add/sub: s = fl(a ± b) and its exact rounding error by Knuth's TwoSum (no overflow: operands are
 # below 2^128); where the error is 0 the sum is exact (bound 0), else |s − v| <= u·|v| (claimed
-# 2u relative to s). mul: operands have <= 24 significant bits and magnitudes in [2^-149, 2^128),
+# 2^-49 = 16u relative to s). mul: operands have <= 24 significant bits and magnitudes in [2^-149, 2^128),
 # so the product (<= 48 bits, within [2^-298, 2^256]) is exact in binary64: bound 0.
-# div: correctly rounded quotient: u (claimed 2u).
+# div: correctly rounded quotient: u (claimed 16u).
 
 
 def _two_sum_bound(a, b, s):
     bb = s - a
     err = (a - (s - bb)) + (b - bb)
-    bound = np.full(s.shape, 2.0**-52)
+    bound = np.full(s.shape, 2.0**-49)
     bound[_mag(err) == 0] = 0.0
     return bound
 
@@ -289,7 +290,7 @@ def mul(a, b):
 
 
 def div(a, b):
-    return a / b, 2.0**-52, None
+    return a / b, 2.0**-49, None
 
 
 # OpKind -> (arity, kernel)
