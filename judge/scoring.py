@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from judge import ulp
-from judge.contracts.model import Contract
+from judge.contracts.model import RULE_MEANINGS, Contract
 from judge.executor import Finding
 from judge.formats import Format, get_format
 
@@ -162,7 +162,8 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         i = int(i)
         score.nan_mismatch += 1
         want = "NaN" if exp_nan[i] else "a number"
-        fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})")
+        fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})"
+             + _rule_note(rules, "init") + _rule_note(rules, "order"))
     both = ~obs_nan & ~exp_nan
     same = (obs_bits == exp_bits) | admitted
     dist = ulp.ulp_distance(obs_bits, exp_bits, fmt)
@@ -190,12 +191,13 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
         if obs_inf != exp_inf or (obs_inf and exp_inf):
             if ex is None or kind == "exact":
                 score.inf_mismatch += 1
-                fail("inf", i, "±inf must match the oracle exactly")
+                fail("inf", i, "±inf must match the oracle exactly" + _rule_note(rules, "init")
+                     + _rule_note(rules, "order"))
                 continue
         if kind == "exact":
             if obs_f[i] == 0 and exp_f[i] == 0:
                 score.signed_zero_mismatch += 1
-                fail("signed_zero", i, "the sign of zero must match for an exact op" + _zeros_note(rules))
+                fail("signed_zero", i, "the sign of zero must match for an exact op" + _rule_note(rules, "zeros"))
             elif _flushed(obs_f[i], exp_f[i], fmt):
                 fail("subnormal", i, "a subnormal result was flushed to zero; the op is exact by definition")
             else:
@@ -226,7 +228,8 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
             bound += ulp.ulp_of(exq if exq is not None else Fraction(0), fmt)
             if err is None or err > bound:
                 fail(check("reduction_bound"), i, f"{named}|error| {_f(err) if err is not None else 'inf'} > derived bound "
-                     f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})")
+                     f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})"
+                     + _rule_note(rules, "order"))
             continue
         limit = 2.0 ** (-fmt.precision / 2) * max(1.0, abs(_f(exq))) if exq is not None else None
         if err is None or _f(err) > limit:
@@ -256,11 +259,13 @@ def _flushed(observed: float, expected: float, fmt: Format) -> bool:
     return observed == 0 and expected != 0 and abs(expected) < 2.0 ** fmt.emin
 
 
-def _zeros_note(rules) -> str:
-    rule = rules.get("zeros") if hasattr(rules, "get") else None
+def _rule_note(rules, key: str) -> str:
+    """The edge rule that decided which results are admitted, and the contract text it came from."""
+    rule = rules.get(key) if hasattr(rules, key) else None
     if rule is None or rule.value == "unspecified":
         return ""
-    return f" (zeros {rule.value}, from {rule.source}{': ' + repr(rule.evidence) if rule.evidence else ''})"
+    quote = f": {rule.evidence!r}" if rule.source in ("blurb", "notes") else ""
+    return f"; {key} {rule.value} (from {rule.source}{quote}; admits {RULE_MEANINGS.get((key, rule.value), '')})"
 
 
 def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected) -> tuple[str, str]:
