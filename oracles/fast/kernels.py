@@ -171,6 +171,8 @@ def _sigmoid_parts(x):
 
 def sigmoid(x):
     ok, sat, calc = _sigmoid_parts(x)
+    if calc.all():
+        return 1.0 / (1.0 + exp_core(0.0 - x)), SIGMOID_BOUND, ok
     y = np.ones(x.shape)
     y[calc] = 1.0 / (1.0 + exp_core(0.0 - x[calc]))
     return y, SIGMOID_BOUND, ok
@@ -178,6 +180,8 @@ def sigmoid(x):
 
 def silu(x):
     ok, sat, calc = _sigmoid_parts(x)
+    if calc.all():
+        return x / (1.0 + exp_core(0.0 - x)), SIGMOID_BOUND, ok
     y = x.copy()
     xc = x[calc]
     y[calc] = xc / (1.0 + exp_core(0.0 - xc))
@@ -200,6 +204,9 @@ def gelu(x):
     mx = _mag(x)
     ok = ~neg | (mx <= _bits(10.0))
     calc = ok & (mx <= _bits(10.0))
+    if calc.all():  # the common case: no gather and scatter
+        z = _GELU_K * (x + _GELU_C * (x * x * x))
+        return x / (1.0 + exp_core(0.0 - z)), GELU_BASE + 2.0**-48 * _abs(z), ok
     y = x.copy()
     xc = x[calc]
     z = _GELU_K * (xc + _GELU_C * (xc * xc * xc))
