@@ -83,6 +83,6 @@ def test_flagged_elements_are_settled_by_the_pure_oracle(reference, monkeypatch)
 def test_support_reasons(reference):
     from backends.numpy_backend import NumpyBackend
 
-    assert "CUDA backend" in str(gpu_f32.sweep_support(reference("exp"), NumpyBackend()))
+    assert "GPU backend" in str(gpu_f32.sweep_support(reference("exp"), NumpyBackend()))
     assert "no certified F64 reference" in str(gpu_f32.sweep_support(reference("relu"), PlusUlps(0)))
     assert "--cross" in str(gpu_f32.sweep_support(reference("exp"), PlusUlps(0)))
