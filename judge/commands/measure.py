@@ -41,8 +41,9 @@ from judge.commands.audit import (
               help="log2 of the smallest and largest element count. Default: 4:20 on cpu and "
                    "vulkan, 4:26 on cuda.")
 @click.option("--budget", type=float, default=20.0, show_default=True,
-              help="Seconds per contract × backend × dtype; larger sizes that do not fit are "
-                   "not measured, and the output says so.")
+              help="Seconds of timing per contract × backend × dtype (preparing inputs is "
+                   "not counted); larger sizes that do not fit are not measured, and the output "
+                   "says so.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input values.")
 def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, seed) -> None:
     """Measure each kernel's cost model and write measured-cost.json and cost.html."""

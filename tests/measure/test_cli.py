@@ -55,7 +55,6 @@ def test_costs_are_keyed_by_revision_and_device(measured):
         rates = moved / np.array([s["median_ns"] for s in roof["sizes"]]) * 1e9
         copy_rate = np.exp(np.interp(np.log(top["work"]), np.log(moved), np.log(rates)))
         assert e["roofline_fraction"] == pytest.approx(e["largest_rate_per_s"] / copy_rate)
-        assert e["rate_determined"] and roof["rate_determined"]
 
 
 def test_each_backend_is_timed_its_own_way(measured):
