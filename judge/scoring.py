@@ -146,10 +146,9 @@ def score_output(contract: Contract, opdef, rules, values, names, params, observ
     if not fmt.is_float:
         for i in np.flatnonzero(obs_bits != exp_bits):
             i = int(i)
-            if nan_mask[i]:
+            check, why = _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected)
+            if check == "nan" or (check == "exact" and nan_mask[i] and opdef.family != "argreduce"):
                 check, why = "nan", f"the NaN rule is {nan_rule.value} (from {nan_rule.source})"
-            else:
-                check, why = _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected)
             fail(check, i, why)
         _emit(score, failures, nan_rule, n)
         return
@@ -278,6 +277,8 @@ def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expect
         if 0 <= got < x.shape[dim]:
             a = x[tuple(idx[:dim] + [got] + idx[dim:])]
             b = x[tuple(idx[:dim] + [want] + idx[dim:])]
+            if a != a or b != b:  # what broke is which NaN (or number) the NaN rule picks
+                return "nan", ""
             if a == b:
                 return "ties", "equal values: the tie rule picks the first index"
     return "exact", "exact by definition (bit-for-bit)"

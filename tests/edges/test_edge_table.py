@@ -23,11 +23,38 @@ ROWS = tomllib.loads(TABLE.read_text())["edge"]
 
 
 def _value(text: str, dtype: str) -> np.ndarray:
-    """One element of ``dtype`` from a float literal or a "0x..." bit pattern."""
+    """One element of ``dtype`` from a float literal, a "0x..." bit pattern, or 0/1 (BOOL, U32)."""
+    if dtype == "BOOL":
+        return np.array([bool(int(text))])
+    if dtype == "U32":
+        return np.array([int(text)], dtype=np.uint32)
     fmt = get_format(dtype)
     if text.startswith("0x"):
         return np.array([int(text, 16)], dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
     return np.array([float(text)], dtype=np.float64).astype(fmt.numpy_dtype)
+
+
+def _evaluate(row: dict, contract):
+    """(operands, params, the oracle's output, output dtype) of one row."""
+    dtype = row["dtype"]
+    in_dtypes = row.get("input_dtypes", [dtype] * len(row["inputs"]))
+    shapes = row.get("shapes", [row.get("shape")] * len(row["inputs"]))
+    values = tuple(_array(v, dt, shape) for v, dt, shape in zip(row["inputs"], in_dtypes, shapes, strict=True))
+    params = dict(row.get("params", {}))
+    out_dtype = row.get("out_dtype", dtype)
+    opdef = oracles.get(contract.op_kind)
+    (out,) = opdef.evaluate(values, params, [out_dtype], _rules(contract))
+    return values, params, out, out_dtype
+
+
+def _score(row, contract, observed_of) -> list:
+    values, params, out, out_dtype = _evaluate(row, contract)
+    observed = observed_of(out, out_dtype)
+    score = Score()
+    names = tuple(i.name for i in contract.inputs)
+    opdef = oracles.get(contract.op_kind)
+    score_output(contract, opdef, contract.semantics, values, names, params, observed, out, out_dtype, 0, score)
+    return score.findings
 
 
 def _rules(contract) -> dict[str, str]:
@@ -35,23 +62,16 @@ def _rules(contract) -> dict[str, str]:
 
 
 def _array(values: list[str], dtype: str, shape) -> np.ndarray:
+    if not values:
+        return np.zeros(shape or (0,), dtype=_value("0", dtype).dtype)
     flat = np.concatenate([_value(v, dtype) for v in values])
     return flat.reshape(shape) if shape is not None else flat
 
 
 def findings(row: dict, contract, observed_text: str) -> list:
     """What the Judge's oracle and scoring make of ``observed_text`` in every output element."""
-    dtype = row["dtype"]
-    shape = row.get("shape")
-    values = tuple(_array(v, dtype, shape) for v in row["inputs"])
-    params = dict(row.get("params", {}))
-    opdef = oracles.get(contract.op_kind)
-    (out,) = opdef.evaluate(values, params, [dtype], _rules(contract))
-    observed = np.full(out.expected.shape, _value(observed_text, dtype)[0], dtype=out.expected.dtype)
-    score = Score()
-    names = tuple(i.name for i in contract.inputs)
-    score_output(contract, opdef, contract.semantics, values, names, params, observed, out, dtype, 0, score)
-    return score.findings
+    return _score(row, contract, lambda out, dt: np.full(out.expected.shape, _value(observed_text, dt)[0],
+                                                          dtype=out.expected.dtype))
 
 
 def _contract(suite_contract, row):
@@ -92,16 +112,7 @@ def test_a_rejected_result_fails_under_what_broke(suite, row, result, check):
 
 def _per_element(row, contract) -> list:
     """Rows with ``observed_shape``: the admitted list is the whole output, element by element."""
-    dtype = row["dtype"]
-    values = tuple(_array(v, dtype, row.get("shape")) for v in row["inputs"])
-    params = dict(row.get("params", {}))
-    opdef = oracles.get(contract.op_kind)
-    (out,) = opdef.evaluate(values, params, [dtype], _rules(contract))
-    observed = _array(row["admitted"], dtype, row["observed_shape"])
-    score = Score()
-    names = tuple(i.name for i in contract.inputs)
-    score_output(contract, opdef, contract.semantics, values, names, params, observed, out, dtype, 0, score)
-    return score.findings
+    return _score(row, contract, lambda out, dt: _array(row["admitted"], dt, row["observed_shape"]))
 
 
 def test_every_row_quotes_its_source():
