@@ -250,7 +250,7 @@ def _wrong_exp(x):
 
 def test_cross_check_catches_a_wrong_fast_path(monkeypatch):
     monkeypatch.setitem(kernels.KERNELS, "ExpElementwise", (1, _wrong_exp))
-    x = np.linspace(-3, 3, 64, dtype=np.float32)
+    x = np.linspace(-3, 3, 64, dtype=np.float32)[::7]  # wrong everywhere: any sample shows it
     with pytest.raises(fast.FastPathMismatch, match="ExpElementwise into F32 disagrees with the pure path"):
         oracles.evaluate("ExpElementwise", [x], {}, ["F32"], {})
 
@@ -266,7 +266,32 @@ def test_without_the_cross_check_the_wrong_bits_would_go_out(monkeypatch):
 def test_cross_check_runs_on_every_call():
     before = dispatch.stats["cross_checked"]
     oracles.evaluate("TanhElementwise", [np.linspace(-2, 2, 100, dtype=np.float32)], {}, ["F32"], {})
-    assert dispatch.stats["cross_checked"] - before == dispatch.CROSS_CHECK
+    assert dispatch.stats["cross_checked"] - before == 1
+    before = dispatch.stats["cross_checked"]
+    x = np.linspace(-2, 2, 3 * dispatch.CROSS_CHECK_EVERY, dtype=np.float32)
+    oracles.evaluate("TanhElementwise", [x], {}, ["F32"], {})
+    assert dispatch.stats["cross_checked"] - before == 4
+
+
+def test_the_environment_switch_turns_the_fast_path_off(monkeypatch):
+    monkeypatch.setenv("JUDGE_ORACLE_FAST", "0")
+    before = dispatch.stats["calls"]
+    oracles.evaluate("TanhElementwise", [np.linspace(-2, 2, 10, dtype=np.float32)], {}, ["F32"], {})
+    assert dispatch.stats["calls"] == before
+
+
+def test_exact_values_are_built_once_and_survive_replace_and_pickle():
+    import dataclasses
+    import pickle
+
+    out = oracles.evaluate("ExpElementwise", [np.array([[1.0, np.nan], [2.0, 0.0]], np.float32)], {},
+                           ["F32"], {})[0]
+    assert isinstance(out, oracles.OracleOutput)
+    ex = out.exact
+    assert ex is out.exact and ex.shape == (2, 2) and ex[0, 1] is None
+    assert abs(ex[0, 0] - 2.718281828459045) < 1e-15 and ex[1, 1] == 1
+    assert pickle.loads(pickle.dumps(out)).exact.tolist() == ex.tolist()
+    assert dataclasses.replace(out, exact=None).exact is None
 
 
 # --- where the fast path applies -------------------------------------------------------------------
