@@ -11,7 +11,7 @@ size against the copy's at the same number of bytes moved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -87,8 +87,7 @@ def measure_roofline(backend, nbytes_sizes: list[int], policy: TimingPolicy,
             roof.note = f"copies above {roof.samples[-1].n} bytes did not fit the time budget"
             break
         share = max(left, 0) // (len(nbytes_sizes) - index)  # an equal share of what is left
-        size_policy = TimingPolicy(**{**policy.__dict__,
-                                      "budget_ns": int(min(policy.budget_ns, share))})
+        size_policy = replace(policy, budget_ns=int(min(policy.budget_ns, share)))
         timed, source = copy_call(backend, nbytes)
         if timed is None:
             roof.note = f"{backend.name} offers no device copy (Backend.timed_copy)"

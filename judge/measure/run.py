@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from judge.measure.fit import Fit, fit_cost
 from judge.measure.memory import HOST_METHOD, MemoryCheck, host_peak_bytes, promised_bytes
@@ -118,7 +118,7 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
         left = budget_ns - spent
         if entry.points:
             last = entry.points[-1].sample
-            projected = 2.0 * last.median_ns * (last.n and n / last.n) ** 1.0
+            projected = last.median_ns * n / last.n  # at most that: overhead does not grow
             need = projected * (WARMUP_CALLS + options.policy.min_reps)
             if need > left:
                 entry.truncated = (
@@ -136,8 +136,7 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
         try:
             entry.clock = timed.clock
             share = max(left, 0) // (len(sizes) - index)  # an equal share of what is left
-            policy = TimingPolicy(**{**options.policy.__dict__,
-                                     "budget_ns": int(min(options.policy.budget_ns, share))})
+            policy = replace(options.policy, budget_ns=int(min(options.policy.budget_ns, share)))
             began = time.perf_counter_ns()
             sample = time_size(timed, n, policy)
             spent += time.perf_counter_ns() - began
