@@ -113,3 +113,39 @@ def test_lint_names_an_unknown_variable_in_bytes_moved(tmp_path):
     result = CliRunner().invoke(main, ["lint", str(path)])
     assert result.exit_code == 1
     assert f"bad-cost.fkc.md:{line} bad_cost cost.bytes_moved: unknown variable 'm'" in result.output
+
+
+BROKEN_PLUGIN = '''
+import judge
+
+
+class Raises(judge.Backend):
+    name = "measure-raises"
+    device = "cpu"
+
+    def supports(self, contract, dtypes):
+        return True
+
+    def run(self, contract, call):
+        raise RuntimeError("no kernel here")
+
+
+judge.register_backend(Raises())
+'''
+
+
+def test_a_kernel_that_raises_is_reported_and_fails_the_run(tmp_path):
+    plugin = tmp_path / "raises_plugin.py"
+    plugin.write_text(BROKEN_PLUGIN)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [
+        "measure", "--plugin", str(plugin), "--backend", "measure-raises", "--kernel", "neg",
+        "--dtype", "F32", "--sizes", "4:6", "--budget", "1", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "neg[measure-raises-F32]: not measured: at n=16: RuntimeError: no kernel here" \
+        in result.output
+    doc = json.loads((out / "measured-cost.json").read_text())
+    validate(doc)
+    (entry,) = doc["entries"]
+    assert entry["status"] == "error" and "no kernel here" in entry["reason"]
+    assert doc["costs"] == {} and "not measured: at n=16" in (out / "cost.html").read_text()
