@@ -131,7 +131,8 @@ class CupyBackend(Backend):
         compute = np.dtype(np.float32) if op.dtype == "BF16" else t
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
         args = [resident(arg) for arg in call.inputs]
-        return CupyCall(cupy, lambda: XP_TABLE[op.op_kind](env, args))
+        entry = XP_TABLE[op.op_kind]
+        return CupyCall(cupy, lambda: entry(env, args))
 
     def timed_copy(self, nbytes: int):
         import cupy

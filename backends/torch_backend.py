@@ -127,7 +127,8 @@ class TorchBackend(Backend):
         op = make_op_call(contract, call)
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
         args = [resident(torch, arg, self._torch_device()) for arg in call.inputs]
-        return TorchCall(torch, lambda: TORCH_TABLE[op.op_kind](env, args), self.device)
+        entry = TORCH_TABLE[op.op_kind]
+        return TorchCall(torch, lambda: entry(env, args), self.device)
 
     def timed_copy(self, nbytes: int):
         import torch
