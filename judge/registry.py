@@ -35,7 +35,8 @@ class Registry:
     backends: dict[str, Backend] = field(default_factory=dict)
     load_errors: dict[str, str] = field(default_factory=dict)  # source -> why it failed to load
     plugins: tuple[str, ...] = ()  # the plugin specs loaded by name or path (workers load them too)
-    probed: dict[str, tuple[bool, str]] = field(default_factory=dict)  # name -> (available, text)
+    # name -> (available, describe or why not, runs in a sandbox)
+    probed: dict[str, tuple[bool, str, bool]] = field(default_factory=dict)
     _loaded: bool = False
 
     def register(self, backend: Backend) -> None:
@@ -99,7 +100,7 @@ class Registry:
 
     def describe(self, name: str) -> str:
         """The probed backend's own description (library versions, device)."""
-        ok, text = self.probed.get(name, (False, ""))
+        ok, text, _ = self.probed.get(name, (False, "", True))
         return text if ok else name
 
     def handle(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None) -> Backend:
@@ -108,6 +109,8 @@ class Registry:
 
         self.availability([name])
         backend = self.backends[name]
+        if not self.probed[name][2]:  # no child can rebuild it
+            return backend
         return IsolatedBackend(backend, spec_of(backend, self.plugins), self.describe(name),
                                timeout=timeout, env=env)
 

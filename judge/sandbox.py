@@ -105,15 +105,15 @@ class Sandbox:
         self._contracts = set()
         self.conn.send(("init", self.spec))
 
-    def ready(self, timeout: float = STARTUP_TIMEOUT) -> tuple[bool, str]:
-        """Wait for the child's answer to ``init``: (available, describe or why not)."""
-        kind, text = self._receive(timeout, "while starting")
-        return kind == "ready", text
+    def ready(self, timeout: float = STARTUP_TIMEOUT) -> tuple[str, str]:
+        """Wait for the child's answer to ``init``: ("ready", describe), ("unavailable", why)
+        or ("unbuildable", why)."""
+        return self._receive(timeout, "while starting")
 
     def start(self) -> None:
         self.spawn()
-        ok, text = self.ready()
-        if not ok:
+        kind, text = self.ready()
+        if kind != "ready":
             self.close()
             raise BackendDied("crash", f"{self.spec.name} is unavailable in its worker process: {text}")
 
@@ -215,22 +215,38 @@ class IsolatedBackend(Backend):
 
 
 def probe(backends: list[Backend], plugins: tuple[str, ...] = (),
-          timeout: float = STARTUP_TIMEOUT) -> dict[str, tuple[bool, str]]:
-    """{name: (available, describe or why not)}, each probed in a child, all at once."""
+          timeout: float = STARTUP_TIMEOUT) -> dict[str, tuple[bool, str, bool]]:
+    """{name: (available, describe or why not, isolated)}, each probed in a child, all at once.
+
+    A backend a child cannot rebuild (neither registered there nor picklable, such as a class
+    defined inside a function) is probed here instead and runs in this process: ``isolated``
+    is False for it.
+    """
     started = []
     for backend in backends:
         sandbox = Sandbox(spec_of(backend, plugins))
         sandbox.spawn()
-        started.append((backend.name, sandbox))
+        started.append((backend, sandbox))
     out = {}
-    for name, sandbox in started:
+    for backend, sandbox in started:
         try:
-            out[name] = sandbox.ready(timeout)
+            kind, text = sandbox.ready(timeout)
         except BackendDied as died:
-            out[name] = (False, f"the availability probe failed: {died.reason}")
+            kind, text = "unavailable", f"the availability probe failed: {died.reason}"
         finally:
             sandbox.close()
+        out[backend.name] = _in_process(backend) if kind == "unbuildable" else (kind == "ready", text, True)
     return out
+
+
+def _in_process(backend: Backend) -> tuple[bool, str, bool]:
+    try:
+        ok = backend.available()
+    except Exception as exc:  # noqa: BLE001
+        return False, f"available() raised {type(exc).__name__}: {exc}", False
+    if ok is not True:
+        return False, str(ok), False
+    return True, f"{backend.describe()} (in process: no worker can rebuild it)", False
 
 
 _LIVE: list[Sandbox] = []

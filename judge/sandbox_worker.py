@@ -6,7 +6,8 @@ process (abort, segfault, hang, run out of memory) the parent sees as a dead or 
 can never take the run down. The child exits when its parent goes away.
 
 Messages (parent → child → parent):
-- ``("init", spec)`` → ``("ready", describe)`` or ``("unavailable", why)``;
+- ``("init", spec)`` → ``("ready", describe)``, ``("unavailable", why)`` or
+  ``("unbuildable", why)`` (the child cannot rebuild the backend at all);
 - ``("contract", key, contract)`` → nothing (cached for later calls);
 - ``("run", key, call)`` → ``("started",)`` once the call is unpickled, then
   ``("ok", result, input bases, output bases, seconds)`` or
@@ -79,6 +80,9 @@ def serve(conn) -> None:
             sys.path[:0] = [p for p in spec.sys_path if p not in sys.path]
             try:
                 backend = _backend(spec)
+            except LookupError as exc:  # e.g. a class defined inside a function: runs in process
+                conn.send(("unbuildable", str(exc)))
+                continue
             except Exception as exc:  # noqa: BLE001
                 conn.send(("unavailable", f"{type(exc).__name__}: {exc}"))
                 continue
