@@ -1,8 +1,8 @@
 """One fast evaluation: split the elements, certify, hand the rest to the pure path, cross-check.
 
 ``evaluate_fast`` returns None when the call is not one the fast path takes (an output or input
-format other than F32/F16/BF16, no elements, an unusual floating-point environment); the caller
-then runs the pure path on the whole call.
+format other than F32/F16/BF16, fewer than ``MIN_ELEMENTS`` elements, an unusual floating-point
+environment); the caller then runs the pure path on the whole call.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ FORMATS = ("F32", "F16", "BF16")
 CROSS_CHECK = 16  # at most this many certified elements per call re-evaluated by the pure path:
 CROSS_CHECK_EVERY = 1 << 16  # one per call, plus one per 65,536 certified elements
 BLOCK = 8192
+MIN_ELEMENTS = 64  # below this the pure path is as fast (numpy's per-call cost, the cross-check)
 _ABS = np.uint64((1 << 63) - 1)
 _INF = np.uint64(0x7FF0 << 48)
 _rng = None
@@ -68,7 +69,7 @@ def evaluate_fast(op_kind, pure_evaluate, inputs, params, out_dtypes, rules):
         shape, views = broadcast(arrays)
     flat = [np.ascontiguousarray(v).reshape(-1) for v in views]  # input format, C order
     n = flat[0].size
-    if n == 0 or not _environment_ok():
+    if n < MIN_ELEMENTS or not _environment_ok():
         return None
     s = float_spec(fmt)
     with np.errstate(all="ignore"):

@@ -34,6 +34,20 @@ BINARY = sorted(k for k, (arity, _) in kernels.KERNELS.items() if arity == 2)
 DTYPES = {"BF16": ml_dtypes.bfloat16, "F16": np.float16, "F32": np.float32}
 
 
+@pytest.fixture(autouse=True)
+def _every_size_takes_the_fast_path(monkeypatch):
+    monkeypatch.setattr(dispatch, "MIN_ELEMENTS", 1)
+
+
+def test_small_calls_take_the_pure_path(monkeypatch):
+    monkeypatch.setattr(dispatch, "MIN_ELEMENTS", 64)
+    before = dispatch.stats["calls"]
+    oracles.evaluate("ExpElementwise", [np.ones(63, np.float32)], {}, ["F32"], {})
+    assert dispatch.stats["calls"] == before
+    oracles.evaluate("ExpElementwise", [np.ones(64, np.float32)], {}, ["F32"], {})
+    assert dispatch.stats["calls"] == before + 1
+
+
 def _both(op_kind, inputs, fmt, rules=None):
     rules = rules or {}
     f = oracles.evaluate(op_kind, inputs, {}, [fmt], rules)[0]
