@@ -80,7 +80,7 @@ COST = _map("provenance", "class", "flops", "bytes_moved", "overhead_ns", "memor
 PRECISION = _map(
     "bit_stable_on_same_hardware", "max_ulp", "max_relative", "max_absolute", "audited", "notes"
 )
-SEMANTICS = _map("nan", "ties", "rounding", "remainder")
+SEMANTICS = _map("nan", "ties", "rounding", "remainder", "zeros", "init", "order")
 BLOCK = _map(
     "kernel", "registrable", "op_kind", "blurb", "backend", "kernel_source", "entry_point",
     "kernel_revision_hash", "accept", "return", "caps", "cost", "precision", "determinism",

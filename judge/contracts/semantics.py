@@ -1,4 +1,5 @@
-"""Derived semantics (SPEC §4): NaN rule, tie rule, rounding and remainder convention.
+"""Derived semantics (SPEC §4): NaN rule, tie rule, rounding and remainder convention, and the
+edge rules (sign of zero in extrema and clamp, the start of an extremum fold, summation order).
 
 Each rule is decided, in this order, by the block's ``semantics:`` mapping, a recognised phrase
 in ``blurb``, then in ``precision.notes``, then the OpKind's default in ``oracles``; else it is
@@ -22,7 +23,7 @@ RULE_KEYS = tuple(SEMANTIC_VALUES)
 
 @dataclass(frozen=True)
 class Phrase:
-    key: str  # nan | ties | rounding | remainder
+    key: str  # nan | ties | rounding | remainder | zeros | init | order
     value: str
     pattern: str  # case-insensitive regular expression
     example: str  # a phrase it recognises, for the docs and tests
