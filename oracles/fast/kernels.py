@@ -248,6 +248,88 @@ def log(x):
     return y, LOG_BOUND, ok
 
 
+# --- sin, cos -----------------------------------------------------------------------------------
+#
+# |x| <= 2^17 (elsewhere the pure path). k = nearest integer to x·2/π (|k| < 2^17), π/2 split as
+# P1 + P2 + P3 (P1, P2 with 33 significant bits, P3 = RN64 of the rest; |π/2 − P1 − P2 − P3| <
+# 2^-119, checked in the tests), r = ((x − k·P1) − k·P2) − k·P3. k·P1 and k·P2 are exact
+# (<= 50 bits); x − k·P1 is exact (Sterbenz); the two subtractions and k·P3 add at most
+# 2u·|r| + u·2^-48, the split 2^17·2^-119: |r̂ − r| <= 2.01u·|r̂| + 2^-101 (so the relative error of
+# r is E_r <= 2.01u + 2^-101/|r̂|). |r| <= π/4·(1 + 2^-30).
+# sin r = r·S(s), s = r², S(s) = Σ_{n=0}^{8} (−s)^n/(2n+1)!: truncation < r^18/19! < 0.01u;
+#   Horner γ_16·Σ|c_i|s^i/S(s) <= γ_16·sinh(r)/sin(r) < 16.1u·1.24, coefficient rounding 1.24u,
+#   ŝ's rounding < 0.2u, the product u: < 22.5u, plus E_r (d log sin r / d log r <= 1).
+# cos r = C(s) = Σ_{n=0}^{9} (−s)^n/(2n)!: truncation < r^20/20! < 0.01u; Horner
+#   γ_18·cosh(r)/cos(r) < 18.1u·1.88, coefficients 1.9u, ŝ < 0.8u: < 37u, plus 0.79·E_r.
+# The quadrant k mod 4 picks ±sin r or ±cos r (sign flips are exact). Claimed per element:
+# 2^-46 + 2^-99/|r̂| (128u + 4·2^-101/|r̂| >= 37u + 2·E_r).
+TRIG_LIMIT = _bits(2.0**17)
+_SIN_COEFFS = [(-1.0) ** n / math.factorial(2 * n + 1) for n in range(9)]
+_COS_COEFFS = [(-1.0) ** n / math.factorial(2 * n) for n in range(10)]
+
+
+@cache
+def _pio2_parts() -> tuple[float, float, float]:
+    """π/2 = P1 + P2 + P3 + δ, P1 and P2 truncated to 33 significant bits, P3 = RN64(rest)."""
+    from fractions import Fraction
+
+    from mpmath.libmp import mpf_pi, to_man_exp
+
+    man, exp_ = to_man_exp(mpf_pi(400))
+    half_pi = Fraction(man) * Fraction(2) ** (exp_ - 1)
+
+    def truncate(q: Fraction, bits: int) -> float:
+        e = q.numerator.bit_length() - q.denominator.bit_length()
+        scale = Fraction(2) ** (bits - 1 - e)
+        return float(Fraction(math.floor(q * scale)) / scale)  # <= 34 bits: exact as a float
+
+    p1 = truncate(half_pi, 33)
+    p2 = truncate(half_pi - Fraction(p1), 33)
+    p3 = float(half_pi - Fraction(p1) - Fraction(p2))
+    return p1, p2, p3
+
+
+def _sin_cos_parts(x):
+    ok = _mag(x) <= TRIG_LIMIT
+    x = _where_ok(x, ok, 1.0)
+    p1, p2, p3 = _pio2_parts()
+    kf = (x * (2 / 3.141592653589793) + _MAGIC) - _MAGIC
+    r = ((x - kf * p1) - kf * p2) - kf * p3
+    s = r * r
+    sp = np.full(s.shape, _SIN_COEFFS[8])
+    for c in _SIN_COEFFS[7::-1]:
+        sp = sp * s + c
+    cp = np.full(s.shape, _COS_COEFFS[9])
+    for c in _COS_COEFFS[8::-1]:
+        cp = cp * s + c
+    sin_r = r * sp
+    quadrant = kf.astype(np.int64) & 3
+    bound = 2.0**-46 + 2.0**-99 / _abs(r)
+    return ok, quadrant, sin_r, cp, bound
+
+
+def _flip(y, mask):
+    """y with the sign of the elements in ``mask`` flipped (exact)."""
+    b = np.ascontiguousarray(y).view(np.uint64) ^ (mask.astype(np.uint64) << np.uint64(63))
+    return b.view(np.float64)
+
+
+def sin(x):
+    ok, q, sin_r, cos_r, bound = _sin_cos_parts(x)
+    odd = (q & 1) == 1
+    y = sin_r.copy()
+    y[odd] = cos_r[odd]
+    return _flip(y, q >= 2), bound, ok
+
+
+def cos(x):
+    ok, q, sin_r, cos_r, bound = _sin_cos_parts(x)
+    odd = (q & 1) == 1
+    y = cos_r.copy()
+    y[odd] = sin_r[odd]
+    return _flip(y, (q == 1) | (q == 2)), bound, ok
+
+
 # --- square roots and reciprocals ----------------------------------------------------------------
 # sqrt: IEEE squareRoot, correctly rounded: u (claimed 2^-49 = 16u). rsqrt = 1/sqrt:
 # (1 + u)/(1 − u) − 1 < 2.01u (claimed 2^-48 = 32u). recip: u (claimed 16u). Negative operands:
@@ -305,6 +387,8 @@ KERNELS = {
     "ExpElementwise": (1, exp),
     "LogElementwise": (1, log),
     "TanhElementwise": (1, tanh),
+    "SinElementwise": (1, sin),
+    "CosElementwise": (1, cos),
     "SigmoidElementwise": (1, sigmoid),
     "SiluElementwise": (1, silu),
     "GeluElementwise": (1, gelu),

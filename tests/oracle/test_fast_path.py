@@ -155,6 +155,10 @@ def _mp_reference(op_kind, x):
         return mp.log(v)
     if op_kind == "TanhElementwise":
         return mp.tanh(v)
+    if op_kind == "SinElementwise":
+        return mp.sin(v)
+    if op_kind == "CosElementwise":
+        return mp.cos(v)
     if op_kind == "SigmoidElementwise":
         return 1 / (1 + mp.exp(-v))
     if op_kind == "SiluElementwise":
@@ -206,6 +210,10 @@ def test_constants_are_what_the_analysis_says():
         assert abs(ln2 - mpmath.mpf(kernels._LN2_HI) - mpmath.mpf(kernels._LN2_LO)) < mpmath.mpf(2) ** -85
         assert kernels._GELU_K == float(2 * mpmath.sqrt(2 / mpmath.pi))
         assert kernels._GELU_C == float(mpmath.mpf(44715) / 1000000)
+        p1, p2, p3 = kernels._pio2_parts()
+        assert abs(mpmath.pi / 2 - mpmath.mpf(p1) - mpmath.mpf(p2) - mpmath.mpf(p3)) < mpmath.mpf(2) ** -119
+        for part in (p1, p2):  # k·P exact for |k| < 2^17
+            assert part.as_integer_ratio()[0].bit_length() <= 33
         table = kernels._two_to_j32()
         for j in range(32):
             assert table[j] == float(mpmath.mpf(2) ** (mpmath.mpf(j) / 32)), j
