@@ -20,9 +20,16 @@ def _cupy_lib():
 
     from backends._xp_ops import XpLib
 
-    def nan_extremum(x, axes, keepdims, which):
+    def nan_extremum(x, axes, keepdims, which, initial=False):
+        # cupy's nanmax/nanmin are its documented NaN-ignoring extrema; an all-NaN lane gives
+        # NaN. With ``initial`` the fold starts from -inf (max) / +inf (min), as a contract may
+        # state, so such a lane gives that start value (cupy's reductions take no initial=).
         fn = cupy.nanmax if which == "max" else cupy.nanmin
-        return fn(x, axis=axes, keepdims=keepdims)
+        result = fn(x, axis=axes, keepdims=keepdims)
+        if initial:
+            start = result.dtype.type(-cupy.inf if which == "max" else cupy.inf)
+            result = cupy.where(cupy.isnan(result), start, result)
+        return result
 
     return XpLib(name="cupy", xp=cupy, erf64=cupyx.scipy.special.erf, nan_extremum=nan_extremum)
 

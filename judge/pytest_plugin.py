@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -255,4 +256,9 @@ def _write_report(config, state, out: Path) -> None:
     from judge.reports import write_audit
 
     paths = write_audit(AuditRun(rows, cases, samples, meta), out)
-    config.get_terminal_reporter().write_line(f"judge: audit report written to {paths.get('report.html', out)}")
+    line = f"judge: audit report written to {paths.get('report.html', out)}"
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line)
+    else:
+        print(line, file=sys.stderr)
