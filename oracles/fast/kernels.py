@@ -281,7 +281,7 @@ def _pio2_parts() -> tuple[float, float, float]:
     def truncate(q: Fraction, bits: int) -> float:
         e = q.numerator.bit_length() - q.denominator.bit_length()
         scale = Fraction(2) ** (bits - 1 - e)
-        return float(Fraction(math.floor(q * scale)) / scale)  # <= 34 bits: exact as a float
+        return float(Fraction((q * scale) // 1) / scale)  # <= 33 bits: exact as a float
 
     p1 = truncate(half_pi, 33)
     p2 = truncate(half_pi - Fraction(p1), 33)
