@@ -240,9 +240,9 @@ def _score_chunk(torch, acc: _Acc, start: int, xb, y, r_bits, ref, contract) -> 
     if float(real[k]) > acc.worst_real:
         acc.worst_real, acc.worst_real_idx = float(real[k]), start + k
     acc.abs_max = max(acc.abs_max, float(err.max()))
-    nz = ok_ref & (ref != 0)
-    if bool(nz.any()):
-        acc.rel_max = max(acc.rel_max, float((err[nz] / ref[nz].abs()).max()))
+    nz = ok_ref & (ref != 0)  # no boolean gather: it would copy most of the chunk twice
+    rel = torch.where(nz, err / torch.where(nz, ref.abs(), torch.ones_like(ref)), torch.zeros_like(ref))
+    acc.rel_max = max(acc.rel_max, float(rel.max()))
     if kind == "sanity":
         limit = 2.0**-12 * torch.clamp(ref.abs(), min=1.0)
         acc.counts["implausible"] += int((finite & (err > limit)).sum())
