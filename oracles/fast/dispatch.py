@@ -95,7 +95,9 @@ def evaluate_fast(op_kind, pure_evaluate, inputs, params, out_dtypes, rules):
             return None
         out_bits[todo] = sub.expected.view(s.bits_dtype).reshape(-1)
         pure_exact = _object_values(sub.exact, todo.size)
-    _cross_check(op_kind, pure_evaluate, flat, params, out_dtypes, rules, done, out_bits, approx, fmt)
+    if not _cross_check(op_kind, pure_evaluate, flat, params, out_dtypes, rules, done, out_bits,
+                        approx, fmt):
+        return None
     stats["calls"] += 1
     stats["elements"] += n
     stats["certified"] += int(done.size)
@@ -165,15 +167,18 @@ def _object_values(exact, n: int) -> list:
 
 
 def _cross_check(op_kind, pure_evaluate, flat, params, out_dtypes, rules, done, out_bits, approx, fmt):
-    """Re-evaluate up to CROSS_CHECK random certified elements with the pure path."""
+    """Re-evaluate random certified elements with the pure path; False where the pure path
+    answers in a shape this merge does not produce (admitted alternatives, reduction terms)."""
     global _rng
     if not CROSS_CHECK or done.size == 0:
-        return
+        return True
     if _rng is None:
         _rng = np.random.default_rng(0x0C0FFEE)
     k = min(CROSS_CHECK, 1 + done.size // CROSS_CHECK_EVERY)
     pick = done[_rng.integers(0, done.size, size=k)]
     ref = pure_evaluate([f[pick] for f in flat], params, out_dtypes, rules)[0]
+    if ref.terms is not None or ref.admitted is not None:
+        return False
     want = np.ascontiguousarray(ref.expected).view(out_bits.dtype).reshape(-1)
     got = out_bits[pick]
     ref_exact = _object_values(ref.exact, pick.size)
@@ -186,6 +191,7 @@ def _cross_check(op_kind, pure_evaluate, flat, params, out_dtypes, rules, done, 
                 f"oracle fast path for {op_kind} into {fmt} disagrees with the pure path at "
                 f"element {int(i)} (inputs {operands}): fast bits 0x{int(got[j]):X}, exact "
                 f"{float(approx[i])!r}; pure bits 0x{int(want[j]):X}, exact {ref_exact[j]!r}")
+    return True
 
 
 def _uint(a: np.ndarray) -> np.dtype:

@@ -73,6 +73,8 @@ def _assert_same(f, p, fmt, inputs):
     disagree = [int(i) for i in np.flatnonzero(unsure) if not dispatch._exact_agrees(fe[i], pe[i])]
     assert not disagree, f"exact values disagree at {disagree[:5]}: {fe[disagree[0]]!r} vs {pe[disagree[0]]!r}"
     assert f.expected.dtype == p.expected.dtype and f.expected.shape == p.expected.shape
+    # the fast path produces neither; a pure path that starts to must make this test fail
+    assert f.admitted is None and p.admitted is None and f.terms is None and p.terms is None
 
 
 def _floats(values) -> np.ndarray:
@@ -283,6 +285,26 @@ def test_without_the_cross_check_the_wrong_bits_would_go_out(monkeypatch):
     x = np.linspace(-3, 3, 64, dtype=np.float32)
     f, p = _both("ExpElementwise", [x], "F32")
     assert (f.expected.view(np.uint32) != p.expected.view(np.uint32)).sum() > 32
+
+
+def test_a_pure_path_with_admitted_results_takes_the_call():
+    import dataclasses
+
+    pure_exp = fast.pure(oracles.get("ExpElementwise").evaluate)
+
+    def admitting(inputs, params, out_dtypes, rules):
+        (out,) = pure_exp(inputs, params, out_dtypes, rules)
+        alts = np.empty(out.expected.size, dtype=object)
+        for i in range(alts.size):
+            alts[i] = ()
+        alts = alts.reshape(out.expected.shape)
+        return [dataclasses.replace(out, admitted=alts)]
+
+    evaluate = fast.accelerate("ExpElementwise", admitting)
+    x = np.linspace(-3, 3, 100, dtype=np.float32)
+    before = dispatch.stats["calls"]
+    out = evaluate([x], {}, ["F32"], {})[0]
+    assert out.admitted is not None and dispatch.stats["calls"] == before
 
 
 def test_cross_check_runs_on_every_call():
