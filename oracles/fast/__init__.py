@@ -78,7 +78,8 @@ def pure(evaluate):
 _NAMES = frozenset({
     "ExpElementwise", "LogElementwise", "TanhElementwise", "SinElementwise", "CosElementwise",
     "SigmoidElementwise",
-    "SiluElementwise", "GeluElementwise", "SqrtElementwise", "RsqrtElementwise",
+    "SiluElementwise", "GeluElementwise", "ErfElementwise", "GeluErfElementwise",
+    "SqrtElementwise", "RsqrtElementwise",
     "RecipElementwise", "AddElementwise", "SubElementwise", "MulElementwise", "DivElementwise",
 })  # kept equal to kernels.KERNELS by a test; spelled here so that wrapping imports nothing
 

@@ -7,7 +7,9 @@ default rounding mode); F16 and BF16 use integer arithmetic on the binary64 enco
 formula as ``oracles.rounding.round_dyadic``.
 
 ``certify(y, bound, s)``: for approximations y with |v − y| <= bound·|y| (v the exact value), the
-bits of v rounded into ``s`` where they are decided, and a mask of the decided elements.
+bits of v rounded into ``s`` where they are decided, and a mask of the decided elements. Only
+bounds up to 2^-40 are certified, so that the ``exact`` value reported for a certified element
+(y itself) is always within 2^-40 of the true one, whatever the output format.
 Rounding is monotone, so if the two ends of an interval containing v round to the same bits,
 every point between (v included, ties included) rounds to them too. The ends are computed in
 binary64 and widened by 2^-50·|y| (``_WIDEN``) so that the rounding of their own computation can
@@ -22,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 _WIDEN = 2.0**-50
+_LOOSEST = np.float64(2.0**-40).view(np.uint64)  # the largest bound certified
 _TINY = np.float64(2.0**-960).view(np.uint64)  # magnitude bits: ordered like the values
 _HUGE = np.float64(2.0**960).view(np.uint64)
 _MANT = np.uint64((1 << 52) - 1)
@@ -68,7 +71,8 @@ def certify(y: np.ndarray, bound, s) -> tuple[np.ndarray, np.ndarray]:
     lo = round_bits(y - w, s)
     hi = round_bits(y + w, s)
     in_range = (mag >= _TINY) & (mag <= _HUGE)
-    decided = (lo == hi) & in_range
+    tight = np.ascontiguousarray(bound).view(np.uint64) <= _LOOSEST  # keeps ``exact`` within 2^-40
+    decided = (lo == hi) & in_range & tight
     exact = np.ascontiguousarray(bound).view(np.uint64) == 0  # +0.0: y is the exact value
     if exact.any():
         exact = np.broadcast_to(exact, y.shape)

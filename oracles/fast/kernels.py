@@ -330,6 +330,80 @@ def cos(x):
     return _flip(y, (q == 1) | (q == 2)), bound, ok
 
 
+# --- erf, gelu (erf form) -------------------------------------------------------------------------
+#
+# erf(a), 0 < a <= 5.5: Kummer's series erf(a) = (2/√π)·a·e^{-a²}·M(2a²), M(v) = Σ_{n=0}^{89}
+#   v^n/(2n+1)!!, all terms positive. a² and 2a² are exact (a has <= 24 significant bits); the
+#   tail beyond n = 86 is below 2^-56·M for a <= 5.5 (checked in the tests). Horner with positive
+#   coefficients and v >= 0: γ_178 < 178.1u, coefficients RN64 of 1/(2n+1)!! u; e^{-a²} by
+#   exp_core (< 14.5u); the three products and the constant RN64(2/√π) 4u: < 198u relative.
+# a > 5.5: erf = 1 within erfc(5.5) < 2^-46.9. Claimed: 2^-42 = 2048u. erf(−a) = −erf(a).
+# gelu_erf(x) = x·(1 + erf(x/√2))/2 (the pure path's function, 0.5·x·erfc(−x/√2)).
+#   t = |x|·RN64(1/√2) (relative 2u, which moves erf(t) by at most 2u more: t·erf'(t)/erf(t) <= 1).
+#   x > 0: 1 + e (e = erf t within 200u) adds u, the product u (the halving is exact): < 203u.
+#   x < 0: d = 1 − e (exact for e >= 1/2 by Sterbenz, else u) has relative error
+#   200u·e/d + u, the product u. Claimed per element: 2^-42·(1 + 1.6·ê/d̂) (1.6 covers e/d against
+#   the computed ê/d̂ whenever that bound is below 1/2; larger bounds certify nothing), and only
+#   where ê/d̂ < 2^30 (the certifier takes bounds up to 2^-40 only: in effect x >= −0.95).
+#   x > 7.78: y = x (1 − (1 + erf)/2 < erfc(5.5) < 2^-46.9); x < −7.78: pure.
+ERF_BOUND = 2.0**-42
+_ERF_TERMS = 90
+_TWO_OVER_SQRT_PI = float.fromhex("0x1.20dd750429b6dp+0")  # RN64(2/√π), checked in the tests
+_INV_SQRT2 = float.fromhex("0x1.6a09e667f3bcdp-1")  # RN64(1/√2), checked in the tests
+
+
+@cache
+def _erf_coeffs() -> list[float]:
+    from fractions import Fraction
+
+    out, df = [], 1
+    for n in range(_ERF_TERMS):
+        df *= 2 * n + 1
+        out.append(float(Fraction(1, df)))  # Fraction -> float is correctly rounded
+    return out
+
+
+def _erf_positive(a: np.ndarray) -> np.ndarray:
+    """erf(a) for 0 < a <= 5.5, relative error < 198u (see above)."""
+    c = _erf_coeffs()
+    a2 = a * a
+    v = a2 + a2
+    m = np.full(a.shape, c[-1])
+    for coeff in c[-2::-1]:
+        m = m * v + coeff
+    return ((_TWO_OVER_SQRT_PI * a) * exp_core(0.0 - a2)) * m
+
+
+def erf(x):
+    a = _abs(x)
+    y = np.ones(x.shape)
+    calc = _mag(x) <= _bits(5.5)
+    y[calc] = _erf_positive(a[calc])
+    y = (_mag(y) | (np.ascontiguousarray(x).view(np.uint64) & _SIGN)).view(np.float64)
+    return y, ERF_BOUND, None
+
+
+def gelu_erf(x):
+    neg = _negative(x)
+    mx = _mag(x)
+    ok = ~neg | (mx <= _bits(7.78))
+    y = x.copy()
+    bound = np.full(x.shape, ERF_BOUND)
+    pos = ~neg & (mx <= _bits(7.78))
+    xp = x[pos]
+    e = _erf_positive(xp * _INV_SQRT2)
+    y[pos] = (xp * (1.0 + e)) * 0.5
+    negc = neg & ok
+    xn = x[negc]
+    e = _erf_positive((0.0 - xn) * _INV_SQRT2)
+    d = 1.0 - e
+    y[negc] = (xn * d) * 0.5
+    ratio = e / d
+    bound[negc] = ERF_BOUND + ERF_BOUND * 1.6 * ratio
+    ok[negc] = _mag(ratio) < _bits(2.0**30)  # d > 0 here: e < 1 for t <= 5.5
+    return y, bound, ok
+
+
 # --- square roots and reciprocals ----------------------------------------------------------------
 # sqrt: IEEE squareRoot, correctly rounded: u (claimed 2^-49 = 16u). rsqrt = 1/sqrt:
 # (1 + u)/(1 − u) − 1 < 2.01u (claimed 2^-48 = 32u). recip: u (claimed 16u). Negative operands:
@@ -392,6 +466,8 @@ KERNELS = {
     "SigmoidElementwise": (1, sigmoid),
     "SiluElementwise": (1, silu),
     "GeluElementwise": (1, gelu),
+    "ErfElementwise": (1, erf),
+    "GeluErfElementwise": (1, gelu_erf),
     "SqrtElementwise": (1, sqrt),
     "RsqrtElementwise": (1, rsqrt),
     "RecipElementwise": (1, recip),
