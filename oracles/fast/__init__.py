@@ -28,6 +28,14 @@ ULP-real error); the pure path's own ``exact`` is an approximation of the same k
 last value, relative error below 2^-28 for 16-bit formats). Products of two operands of these
 formats are exact in binary64, so ``exact`` is exact for MulElementwise.
 
+Where it applies. ``OpDef.__post_init__`` wraps each covered OpKind's evaluate with
+``accelerate``, so every caller (the runner, ``judge audit``, sweeps) gets the fast path; the pure
+function stays reachable as ``pure(evaluate)``. Calls with fewer than 64 elements
+(``dispatch.MIN_ELEMENTS``; the pure path is as fast there), F64 outputs and other formats, and an
+unusual floating-point environment (flush-to-zero) take the pure path whole. ``disabled()`` (a
+context manager) and ``JUDGE_ORACLE_FAST=0`` turn the fast path off; sweep tables are built with
+it off.
+
 Nothing is imported or computed when this package is imported: ``accelerate`` only wraps the
 table's evaluate functions; numpy work starts at the first call.
 """
