@@ -253,16 +253,17 @@ def log(x):
 # |x| <= 2^17 (elsewhere the pure path). k = nearest integer to x·2/π (|k| < 2^17), π/2 split as
 # P1 + P2 + P3 (P1, P2 with 33 significant bits, P3 = RN64 of the rest; |π/2 − P1 − P2 − P3| <
 # 2^-119, checked in the tests), r = ((x − k·P1) − k·P2) − k·P3. k·P1 and k·P2 are exact
-# (<= 50 bits); x − k·P1 is exact (Sterbenz); the two subtractions and k·P3 add at most
-# 2u·|r| + u·2^-48, the split 2^17·2^-119: |r̂ − r| <= 2.01u·|r̂| + 2^-101 (so the relative error of
-# r is E_r <= 2.01u + 2^-101/|r̂|). |r| <= π/4·(1 + 2^-30).
+# (<= 50 bits); x − k·P1 is exact (Sterbenz); t2 = (x − k·P1) − k·P2 = r + k·P3 rounds by at most
+# u·(|r| + |k·P3|), k·P3 by u·|k·P3|, the last subtraction by u·|r|, and the split leaves
+# |k|·2^-119; with |P3| < 2^-65.9: |r̂ − r| <= 2.01u·|r̂| + |k|·2^-117 (E_r <= 2.01u +
+# |k|·2^-117/|r̂|; for k = 0, r = x exactly). |r| <= π/4·(1 + 2^-30).
 # sin r = r·S(s), s = r², S(s) = Σ_{n=0}^{8} (−s)^n/(2n+1)!: truncation < r^18/19! < 0.01u;
 #   Horner γ_16·Σ|c_i|s^i/S(s) <= γ_16·sinh(r)/sin(r) < 16.1u·1.24, coefficient rounding 1.24u,
 #   ŝ's rounding < 0.2u, the product u: < 22.5u, plus E_r (d log sin r / d log r <= 1).
 # cos r = C(s) = Σ_{n=0}^{9} (−s)^n/(2n)!: truncation < r^20/20! < 0.01u; Horner
 #   γ_18·cosh(r)/cos(r) < 18.1u·1.88, coefficients 1.9u, ŝ < 0.8u: < 37u, plus 0.79·E_r.
 # The quadrant k mod 4 picks ±sin r or ±cos r (sign flips are exact). Claimed per element:
-# 2^-46 + 2^-99/|r̂| (128u + 4·2^-101/|r̂| >= 37u + 2·E_r).
+# 2^-46 + |k|·2^-115/|r̂| (>= 37u + 2·E_r).
 TRIG_LIMIT = _bits(2.0**17)
 _SIN_COEFFS = [(-1.0) ** n / math.factorial(2 * n + 1) for n in range(9)]
 _COS_COEFFS = [(-1.0) ** n / math.factorial(2 * n) for n in range(10)]
@@ -304,7 +305,7 @@ def _sin_cos_parts(x):
         cp = cp * s + c
     sin_r = r * sp
     quadrant = kf.astype(np.int64) & 3
-    bound = 2.0**-46 + 2.0**-99 / _abs(r)
+    bound = 2.0**-46 + (_abs(kf) * 2.0**-115) / _abs(r)
     return ok, quadrant, sin_r, cp, bound
 
 
