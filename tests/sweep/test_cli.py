@@ -43,7 +43,7 @@ def test_a_repeated_kernel_name_is_a_usage_error(run):
 def test_f32_on_a_cpu_backend_is_unsupported_not_silent(run):
     result = run("--kernel", "reference-elementwise.fkc.md::exp", "--dtype", "F32", "--backend", "numpy")
     assert result.exit_code == 0
-    assert "unsupported: an exhaustive F32 sweep runs on a CUDA backend" in result.output
+    assert "unsupported: an exhaustive F32 sweep runs on a GPU backend" in result.output
 
 
 def test_other_device_needs_cross(run):
