@@ -97,14 +97,23 @@ def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[
     return st.one_of(branches).filter(lambda b: b != poison)
 
 
+@cache
 def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[int]:
-    """Bit patterns of one element of dtype ``name``."""
+    """Bit patterns of one element of dtype ``name`` (built once per format and hints: strategies
+    are immutable, and building one per draw cost more than drawing from it)."""
     fmt = get_format(name)
     if fmt.kind == "bool":
         return st.integers(0, 1)
     if fmt.is_float:
         return _float_elements(fmt, hints)
     return st.integers(0, min((1 << fmt.bits) - 1, 1000))
+
+
+@cache
+def _pool(name: str, hints: tuple[float, ...]) -> st.SearchStrategy[list[int]]:
+    elem, specials = element_bits(name, hints), special_bits(name)
+    pool_elem = st.one_of(elem, st.sampled_from(specials)) if specials else elem
+    return st.lists(pool_elem, min_size=1, max_size=3)
 
 
 @st.composite
@@ -119,8 +128,7 @@ def value_array(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
         specials = special_bits(name)
         # The pool's values repeat across the array (ties, equal pairs); half of them are
         # special values, so arrays of only zeros, NaNs and infinities of both signs are common.
-        pool_elem = st.one_of(elem, st.sampled_from(specials)) if specials else elem
-        pool = draw(st.lists(pool_elem, min_size=1, max_size=3))
+        pool = draw(_pool(name, hints))
         bits = draw(
             st.lists(st.one_of(st.sampled_from(pool), elem), min_size=n, max_size=n)
         )
