@@ -31,10 +31,12 @@ C load(uint e) { return bf16_lane(x[e >> 1], e & 1u); }
 C load(uint e) { return C(x[e]); }
 #endif
 
-// Is (v, i) strictly better than (bv, bi)? A missing index never wins and always loses.
+// Is (v, i) strictly better than (bv, bi)? A missing index never wins and always loses; NaN
+// never wins (the contracts' rule) and loses to any number, so a NaN can neither take a thread's
+// slot nor survive the tree merge against a number. An all-NaN slice keeps no index: index 0.
 bool better(uint op, C v, uint i, C bv, uint bi) {
-    if (i == NO_INDEX) return false;
-    if (bi == NO_INDEX) return true;
+    if (i == NO_INDEX || isnan(v)) return false;
+    if (bi == NO_INDEX || isnan(bv)) return true;
     bool wins = op == OP_ARGMAX ? v > bv : v < bv;
     return wins || (v == bv && i < bi);
 }
@@ -67,7 +69,7 @@ void main() {
             }
             barrier();
         }
-        if (lid == 0u) y[o] = best_index[0];
+        if (lid == 0u) y[o] = best_index[0] == NO_INDEX ? 0u : best_index[0];
         barrier();
     }
 }
