@@ -7,6 +7,7 @@ out of the way: contract files are not collected.
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import random
 import sys
@@ -78,6 +79,7 @@ def pytest_configure(config):
         "rows": [],
         "cases": {},
         "samples": {},
+        "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     config.stash[_STATE] = state
     contracts = [str(p) for p in (config.getoption("contracts") or [default_suite_path()])]
@@ -247,13 +249,12 @@ def _write_report(config, state, out: Path) -> None:
             cases.append(CaseRecord.from_bytes(base64.b64decode(case_b64)))
         if sample is not None:
             samples[(r.kernel, r.backend, r.dtype)] = np.asarray(sample, dtype=np.float64)
-    meta = {
-        "seed": state["seed"], "profile": state["profile"].name,
-        "backends": [b.name for b in state["backends"]],
-        "devices": {b.name: b.describe() for b in state["backends"]},
-        "unavailable": state["unavailable"], "source": "pytest",
-    }
     from judge.reports import write_audit
+    from judge.verdict import run_meta
+
+    meta = run_meta(profile=state["profile"].name, seed=state["seed"], backends=state["backends"],
+                    unavailable=state["unavailable"], items=len(rows),
+                    started_at=state.get("started_at"), source="pytest")
 
     paths = write_audit(AuditRun(rows, cases, samples, meta), out)
     line = f"judge: audit report written to {paths.get('report.html', out)}"

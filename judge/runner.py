@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from judge import verdict
 from judge.api import Backend, TensorArg
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
@@ -22,7 +22,8 @@ from judge.expectations import Expectations
 from judge.profiles import Profile
 from judge.results import AuditRun, ResultRow
 from judge.sandbox import BackendDied
-from judge.scoring import Score, bound_kind, score_output
+from judge.scoring import Score, score_output
+from judge.scoring.rules import bound_kind, derived_bound
 from judge.strategies import Case, case_strategy
 
 _MAX_SAMPLES = 20000
@@ -116,137 +117,148 @@ def format_failure(item: Item, case: Case, findings: list[Finding], record: Case
 def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expectations | None = None,
              database=None) -> ItemResult:
     """Judge one item over generated cases; never raises for a conformance failure."""
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, given, settings
-
     import oracles
 
-    contract, backend = item.contract, item.backend
     t0 = time.perf_counter()
-    row = empty_row(item, seed)
-    result = ItemResult(row)
-    expected = (expectations or Expectations()).for_item(contract.kernel, backend.name, item.dtype, backend.describe())
+    result = ItemResult(empty_row(item, seed))
+    row = result.row
     try:
-        opdef = oracles.get(contract.op_kind)
+        opdef = oracles.get(item.contract.op_kind)
     except KeyError as exc:
         row.verdict, row.reason = "error", str(exc)
         return result
-    kind = bound_kind(contract, opdef)
-    row.derived_bound = None if kind == "declared" else kind
-    repeats = 0 if contract.determinism == "nondeterministic" else 1
-    observed_expected: dict[str, str] = {}
-    ulps: list[int] = []
-    timing = {"backend": 0.0, "oracle": 0.0}
-    state: dict = {}
-
-    def body(case: Case) -> None:
-        state["running"] = case  # what a dying worker was running
-        outcome = judge_case(contract, backend, case, opdef, repeats=repeats)
-        s = outcome.score
-        row.cases += 1
-        row.elements += s.elements
-        ulps.extend(s.ulp)
-        if len(result.ulp_samples) < _MAX_SAMPLES:
-            result.ulp_samples.extend(s.ulp_real[: _MAX_SAMPLES - len(result.ulp_samples)])
-        if s.ulp_real:
-            row.ulp_real_max = max(row.ulp_real_max or 0.0, max(s.ulp_real))
-        row.rel_max = max(row.rel_max or 0.0, s.rel_max)
-        row.abs_max = max(row.abs_max or 0.0, s.abs_max)
-        row.implausible += s.implausible
-        row.nan_mismatch += s.nan_mismatch
-        row.inf_mismatch += s.inf_mismatch
-        row.signed_zero_mismatch += s.signed_zero_mismatch
-        row.nondeterministic_runs += outcome.nondeterministic_runs
-        row.unwritten_outputs += outcome.unwritten
-        row.shape_dtype_errors += outcome.shape_dtype_errors
-        timing["backend"] += outcome.backend_seconds
-        timing["oracle"] += outcome.oracle_seconds
-        unexpected = []
-        for f in outcome.findings:
-            if f.check in expected:
-                observed_expected.setdefault(f.check, f.message)
-            else:
-                unexpected.append(f)
-        if unexpected:
-            state["case"], state["findings"] = case, unexpected
-            raise JudgeFailure(unexpected[0].message)
-
-    def attempt(extra: int, examples: int) -> None:
-        test = given(case_strategy(contract, item.dtype, profile.budget))(body)
-        test._hypothesis_internal_add_digest = item.key.encode()  # one database key per item
-        test = settings(
-            max_examples=examples,
-            deadline=None,
-            derandomize=False,
-            database=database if profile.use_database and not extra else None,
-            suppress_health_check=list(HealthCheck),
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-            print_blob=False,
-            report_multiple_bugs=False,
-        )(test)
-        hypothesis.seed(item_seed(item, seed + extra))(test)()
-
-    def search() -> None:
-        attempt(0, profile.max_examples)
-        # An entry's recorded counterexample settles it before any further search.
-        for check in sorted(set(expected) - set(observed_expected)):
-            if _recorded_case_shows(contract, backend, expected[check], opdef, repeats):
-                observed_expected[check] = f"recorded case {Path(expected[check].case_file).stem}"
-        # A known divergence is a sampled event: before calling an entry stale, look again,
-        # with more cases and other seeds (deterministic for a given seed).
-        for extra in range(1, STALE_RETRIES + 1):
-            if not set(expected) - set(observed_expected):
-                break
-            attempt(extra, 2 * profile.max_examples)
-
+    row.derived_bound = derived_bound(bound_kind(item.contract, opdef))
+    search = _Search(item, profile, seed, database, opdef, result,
+                     verdict.known_divergences(expectations, item.contract, item.backend, item.dtype))
     try:
         with _shrink_cap(profile.shrink_seconds), _no_local_constants():
-            search()
+            search.run()
     except JudgeFailure:
-        case, findings = state["case"], state["findings"]
-        record = CaseRecord(contract.kernel, contract.file, backend.name, item.dtype, case.inputs,
-                            dict(case.params), findings[0].check, findings[0].message, seed)
-        result.case = record
-        result.message = format_failure(item, case, findings, record)
-        row.verdict = "fail"
-        row.reason = f"{findings[0].check}: " + findings[0].message.splitlines()[0]
-        row.counterexample = record.case_id
+        _failed(result, item, search.failing, seed)
     except BackendDied as died:
-        _died(result, item, state.get("running"), died, seed)
+        _died(result, item, search.running, died, seed)
     except Exception as exc:  # noqa: BLE001 - a harness or oracle error is reported as such
         row.verdict = "error"
         row.reason = f"{type(exc).__name__}: {exc}"
         result.message = f"{item.nodeid}: the Judge could not run this item: {row.reason}"
     else:
-        stale = sorted(set(expected) - set(observed_expected))
-        if stale:
-            row.verdict = "fail"
-            row.reason = "stale expectation: " + "; ".join(
-                f"{c} (expected because: {expected[c].reason}) no longer fails" for c in stale)
+        row.verdict, row.reason = verdict.decide([], search.expected, search.seen)
+        if verdict.is_stale(row.reason):
             result.message = f"{item.nodeid}: {row.reason}"
-        elif observed_expected:
-            row.verdict = "xfail"
-            row.reason = "; ".join(f"{c}: {expected[c].reason}" for c in sorted(observed_expected))
-        else:
-            row.verdict = "pass"
-    if ulps:
-        arr = np.asarray(ulps, dtype=np.float64)
+    if search.ulps:
+        arr = np.asarray(search.ulps, dtype=np.float64)
         row.ulp_max = float(arr.max())
         row.ulp_p99 = float(np.percentile(arr, 99))
     row.seconds = round(time.perf_counter() - t0, 4)
-    result.overhead_seconds = max(0.0, row.seconds - timing["backend"] - timing["oracle"])
+    result.overhead_seconds = max(0.0, row.seconds - search.timing["backend"] - search.timing["oracle"])
     return result
+
+
+@dataclass
+class _Search:
+    """The Hypothesis search of one item: every case judged, the known divergences seen."""
+
+    item: Item
+    profile: Profile
+    seed: int
+    database: object
+    opdef: object
+    result: ItemResult
+    expected: dict
+    seen: dict[str, str] = field(default_factory=dict)  # expected check -> where it showed
+    ulps: list[int] = field(default_factory=list)
+    timing: dict[str, float] = field(default_factory=lambda: {"backend": 0.0, "oracle": 0.0})
+    running: Case | None = None  # what a dying worker was running
+    failing: tuple | None = None  # (case, unexpected findings) of the first failing case
+
+    @property
+    def repeats(self) -> int:
+        return 0 if self.item.contract.determinism == "nondeterministic" else 1
+
+    def body(self, case: Case) -> None:
+        self.running = case
+        outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
+        _record(self.result, outcome, self.ulps)
+        self.timing["backend"] += outcome.backend_seconds
+        self.timing["oracle"] += outcome.oracle_seconds
+        unexpected, _ = verdict.split(outcome.findings, self.expected)
+        for f in outcome.findings:
+            if f.check in self.expected:
+                self.seen.setdefault(f.check, f.message)
+        if unexpected:
+            self.failing = (case, unexpected)
+            raise JudgeFailure(unexpected[0].message)
+
+    def attempt(self, extra: int, examples: int) -> None:
+        import hypothesis
+        from hypothesis import HealthCheck, Phase, given, settings
+
+        item, profile = self.item, self.profile
+        test = given(case_strategy(item.contract, item.dtype, profile.budget))(self.body)
+        test._hypothesis_internal_add_digest = item.key.encode()  # one database key per item
+        test = settings(
+            max_examples=examples,
+            deadline=None,
+            derandomize=False,
+            database=self.database if profile.use_database and not extra else None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+            print_blob=False,
+            report_multiple_bugs=False,
+        )(test)
+        hypothesis.seed(item_seed(item, self.seed + extra))(test)()
+
+    def run(self) -> None:
+        contract, backend = self.item.contract, self.item.backend
+        self.attempt(0, self.profile.max_examples)
+        # An entry's recorded counterexample settles it before any further search.
+        for check in sorted(set(self.expected) - set(self.seen)):
+            if _recorded_case_shows(contract, backend, self.expected[check], self.opdef, self.repeats):
+                self.seen[check] = f"recorded case {Path(self.expected[check].case_file).stem}"
+        # A known divergence is a sampled event: before calling an entry stale, look again,
+        # with more cases and other seeds (deterministic for a given seed).
+        for extra in range(1, STALE_RETRIES + 1):
+            if not set(self.expected) - set(self.seen):
+                break
+            self.attempt(extra, 2 * self.profile.max_examples)
+
+
+def _record(result: ItemResult, outcome: CaseOutcome, ulps: list[int]) -> None:
+    """Add one case's measurements to the item's row."""
+    row, s = result.row, outcome.score
+    row.cases += 1
+    row.elements += s.elements
+    ulps.extend(s.ulp)
+    if len(result.ulp_samples) < _MAX_SAMPLES:
+        result.ulp_samples.extend(s.ulp_real[: _MAX_SAMPLES - len(result.ulp_samples)])
+    if s.ulp_real:
+        row.ulp_real_max = max(row.ulp_real_max or 0.0, max(s.ulp_real))
+    row.rel_max = max(row.rel_max or 0.0, s.rel_max)
+    row.abs_max = max(row.abs_max or 0.0, s.abs_max)
+    row.implausible += s.implausible
+    row.nan_mismatch += s.nan_mismatch
+    row.inf_mismatch += s.inf_mismatch
+    row.signed_zero_mismatch += s.signed_zero_mismatch
+    row.nondeterministic_runs += outcome.nondeterministic_runs
+    row.unwritten_outputs += outcome.unwritten
+    row.shape_dtype_errors += outcome.shape_dtype_errors
+
+
+def _failed(result: ItemResult, item: Item, failing: tuple, seed: int) -> None:
+    """The item broke its contract on ``failing`` = (minimal case, unexpected findings)."""
+    case, findings = failing
+    c, row = item.contract, result.row
+    record = CaseRecord(c.kernel, c.file, item.backend.name, item.dtype, case.inputs,
+                        dict(case.params), findings[0].check, findings[0].message, seed)
+    result.case = record
+    result.message = format_failure(item, case, findings, record)
+    row.verdict, row.reason = verdict.decide(findings, {}, ())
+    row.counterexample = record.case_id
 
 
 def empty_row(item: Item, seed: int) -> ResultRow:
     """The row of ``item`` before anything is judged (verdict pass, no counts)."""
-    contract, backend = item.contract, item.backend
-    return ResultRow(
-        suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
-        contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=item.dtype,
-        revision=contract.revision, bound_ulp=contract.precision.max_ulp, seed=seed,
-        judge_version=_version(), started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    )
+    return verdict.new_row(item.contract, item.backend, item.dtype, seed=seed)
 
 
 def _died(result: ItemResult, item: Item, case: Case | None, died: BackendDied, seed: int) -> None:
@@ -320,14 +332,8 @@ def _no_local_constants():
         providers._get_local_constants = saved
 
 
-def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int) -> ResultRow:
-    return ResultRow(
-        suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
-        contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=dtype,
-        revision=contract.revision, bound_ulp=contract.precision.max_ulp, verdict="unsupported",
-        reason=reason, seed=seed, judge_version=_version(),
-        started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    )
+def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int | None) -> ResultRow:
+    return verdict.new_row(contract, backend, dtype, seed=seed, verdict="unsupported", reason=reason)
 
 
 def plan_items(contracts, backends, *, cross: bool = False):
@@ -353,15 +359,13 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
               jobs: int = 1, shard=None) -> AuditRun:
     """Judge every registrable contract × backend × dtype (of ``shard``, a ``judge.parallel.Shard``,
     if given) in ``jobs`` worker processes; collect rows, cases and ULP samples in plan order."""
-    import platform
-
     from judge.parallel import Setup, Task, run_items, visible_gpus
 
     plan = [(c, b, d, ok) for c, b, d, ok in plan_items(contracts, backends, cross=cross)]
     keys = [Item(c, b, d).key for c, b, d, _ in plan]
     if shard is not None:
         plan = [p for p, key in zip(plan, keys, strict=True) if shard.holds(key)]
-    started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    started = verdict.now()
     rows: list = [None] * len(plan)
     results: dict[int, ItemResult] = {}
     used_contracts = list({id(c): c for c, *_ in plan}.values())
@@ -382,21 +386,11 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
     cases = [results[i].case for i in sorted(results) if results[i].case is not None]
     samples = {(r.kernel, r.backend, r.dtype): np.asarray(results[i].ulp_samples, dtype=np.float64)
                for i, r in ((i, results[i].row) for i in sorted(results))}
-    meta = {
-        "seed": seed,
-        "profile": profile.name,
-        "backends": [b.name for b in backends],
-        "devices": {b.name: b.describe() for b in backends},
-        "unavailable": dict(unavailable or {}),
-        "judge_version": _version(),
-        "started_at": started,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "items": len(plan),
-        "jobs": jobs,
-        "shard": str(shard) if shard is not None else None,
-        "plan": keys,  # every item key of the unsharded plan, in order: what `judge merge` sorts by
-    }
+    meta = verdict.run_meta(
+        profile=profile.name, seed=seed, backends=backends, unavailable=unavailable, items=len(plan),
+        started_at=started, jobs=jobs, shard=str(shard) if shard is not None else None,
+        plan=keys,  # every item key of the unsharded plan, in order: what `judge merge` sorts by
+    )
     return AuditRun(rows, cases, samples, meta)
 
 
@@ -434,8 +428,8 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
         return "error", format_failure(item, case, [Finding(died.check, died.reason)], record)
     finally:
         backend.close()
-    expected = (expectations or Expectations()).for_item(contract.kernel, backend.name, record.dtype, backend.describe())
-    unexpected = [f for f in outcome.findings if f.check not in expected]
+    expected = verdict.known_divergences(expectations, contract, backend, record.dtype)
+    unexpected, _ = verdict.split(outcome.findings, expected)
     if unexpected:
         return "fail", format_failure(item, case, unexpected, record)
     if outcome.findings:
@@ -450,8 +444,3 @@ def case_from_record(record: CaseRecord) -> Case:
     values = tuple(t.to_array() for t in inputs)
     return Case(record.dtype, inputs, values, tuple(CONTIGUOUS for _ in inputs), dict(record.params))
 
-
-def _version() -> str:
-    from judge import __version__
-
-    return __version__

@@ -56,6 +56,12 @@ class OpDef:
         logical contiguous numpy arrays (BF16 as ml_dtypes.bfloat16, BOOL as bool), ``params``
         the op params by contract field name, ``rules`` the derived semantics values.
     domain: optional human note on the domain (for ``judge show``).
+    reduction_bound: "sum" | "mean" where SPEC §4's derived reduction bound (n-1)·u_acc·Σ|x|
+        (divided by n for a mean) holds when the contract declares no bound; None otherwise.
+    sweep_inputs: what an exhaustive 16-bit sweep feeds it: "all" (every bit pattern) or "grid"
+        (every pair of the documented value grid); None where it is not swept.
+    f64_reference: (torch function evaluated in F64, the F64 max ulp CUDA documents for it) for
+        exhaustive F32 sweeps on a GPU, which certify that reference; None where there is none.
     """
 
     op_kind: str
@@ -68,6 +74,9 @@ class OpDef:
     hints: Callable[[str], list[float]] = field(default=lambda fmt: [])
     nan_rules: tuple[str, ...] = ("propagate",)
     domain: str = ""
+    reduction_bound: str | None = None
+    sweep_inputs: str | None = None
+    f64_reference: tuple[str, int] | None = None
 
     def __post_init__(self):  # the certified vectorised fast path of SPEC §6 (oracles.fast)
         from oracles.fast import accelerate

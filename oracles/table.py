@@ -68,8 +68,9 @@ def _powi_x(x, n, s):
     return transcendental.power(x, n, s)
 
 
-def _unary(kind, fn, hint=hints.none, exact=False, domain=""):
-    return OpDef(kind, "unary", 1, exact, PROPAGATE, unary(fn), hints=hint, domain=domain)
+def _unary(kind, fn, hint=hints.none, exact=False, domain="", f64_reference=None):
+    return OpDef(kind, "unary", 1, exact, PROPAGATE, unary(fn), hints=hint, domain=domain,
+                 sweep_inputs="all", f64_reference=f64_reference)
 
 
 def _nan_select_unary(kind, fn, hint):
@@ -77,21 +78,22 @@ def _nan_select_unary(kind, fn, hint):
     defaults = {"nan": "to_zero"}
     return OpDef(kind, "unary", 1, True, defaults,
                  unary(fn, rule="nan", defaults=defaults, allowed=("to_zero", "propagate")),
-                 hints=hint, nan_rules=("to_zero", "propagate"))
+                 hints=hint, nan_rules=("to_zero", "propagate"), sweep_inputs="all")
 
 
 def _binary(kind, fn, hint=hints.arithmetic):
-    return OpDef(kind, "binary", 2, False, PROPAGATE, binary(fn), hints=hint)
+    return OpDef(kind, "binary", 2, False, PROPAGATE, binary(fn), hints=hint, sweep_inputs="grid")
 
 
 def _extremum(kind, largest):
     return OpDef(kind, "binary", 2, True, EXTREMA, edges.extremum_elementwise(largest, EXTREMA),
-                 hints=hints.ties, nan_rules=EXTREMA_RULES)
+                 hints=hints.ties, nan_rules=EXTREMA_RULES, sweep_inputs="grid")
 
 
 def _compare(kind, pred):
     return OpDef(kind, "compare", 2, True, {}, compare(pred), hints=hints.ties,
-                 nan_rules=(), domain="BOOL out; IEEE comparison: a NaN operand compares false (!= true)")
+                 nan_rules=(), domain="BOOL out; IEEE comparison: a NaN operand compares false (!= true)",
+                 sweep_inputs="grid")
 
 
 def _rows() -> list[OpDef]:
@@ -105,20 +107,22 @@ def _rows() -> list[OpDef]:
         _unary("NegElementwise", a.neg, hints.ties, exact=True),
         _nan_select_unary("ReluElementwise", a.relu, hints.ties),
         _unary("SqrElementwise", a.sqr, hints.sqr),
-        _unary("SqrtElementwise", a.sqrt, hints.sqrt, domain="x >= 0; sqrt(-0) = -0"),
+        _unary("SqrtElementwise", a.sqrt, hints.sqrt, domain="x >= 0; sqrt(-0) = -0",
+               f64_reference=("sqrt", 0)),
         _unary("RsqrtElementwise", a.rsqrt, hints.sqrt, domain="x >= 0; rsqrt(±0) = ±inf"),
         _unary("RecipElementwise", a.recip, hints.recip),
-        _unary("ExpElementwise", t.exp, hints.exp),
-        _unary("LogElementwise", t.log, hints.log, domain="x >= 0; log(±0) = -inf"),
-        _unary("SinElementwise", t.sin, hints.trig),
-        _unary("CosElementwise", t.cos, hints.trig),
-        _unary("TanhElementwise", t.tanh, hints.saturating),
+        _unary("ExpElementwise", t.exp, hints.exp, f64_reference=("exp", 1)),
+        _unary("LogElementwise", t.log, hints.log, domain="x >= 0; log(±0) = -inf",
+               f64_reference=("log", 1)),
+        _unary("SinElementwise", t.sin, hints.trig, f64_reference=("sin", 2)),
+        _unary("CosElementwise", t.cos, hints.trig, f64_reference=("cos", 2)),
+        _unary("TanhElementwise", t.tanh, hints.saturating, f64_reference=("tanh", 1)),
         _unary("SigmoidElementwise", t.sigmoid, hints.saturating),
         _unary("SiluElementwise", t.silu, hints.saturating),
         _unary("GeluElementwise", t.gelu_tanh, hints.gelu,
                domain="tanh form 0.5·x·(1+tanh(√(2/π)(x+0.044715x³))), exact then rounded once"),
         _unary("GeluErfElementwise", t.gelu_erf, hints.gelu),
-        _unary("ErfElementwise", t.erf, hints.saturating),
+        _unary("ErfElementwise", t.erf, hints.saturating, f64_reference=("erf", 2)),
         _unary("AbsElementwise", a.absolute, hints.ties, exact=True),
         _unary("SignElementwise", a.sign, hints.ties, exact=True, domain="sign(±0) = +0"),
         _nan_select_unary("StepElementwise", a.step, hints.ties),
@@ -127,7 +131,7 @@ def _rows() -> list[OpDef]:
         OpDef("RoundElementwise", "unary", 1, True, round_defaults,
               unary(a.round_to_integer, rule="rounding", defaults=round_defaults,
                     allowed=("half_to_even", "half_away_from_zero")),
-              hints=hints.rounding_ties),
+              hints=hints.rounding_ties, sweep_inputs="all"),
         OpDef("PowIElementwise", "powi", 1, False, PROPAGATE, unary_with_params(_powi_x, _powi_params),
               params="powi", hints=hints.power, domain="exp: i32; pow(x, 0) = 1 even for NaN"),
         OpDef("Affine", "affine", 1, False, PROPAGATE, unary_with_params(_fma_x, _affine_params),
@@ -143,11 +147,12 @@ def _rows() -> list[OpDef]:
         _extremum("MaximumElementwise", True),
         _extremum("MinimumElementwise", False),
         OpDef("PowElementwise", "binary", 2, False, PROPAGATE, binary(t.power), hints=hints.power,
-              domain="C99 Annex F pow"),
+              domain="C99 Annex F pow", sweep_inputs="grid"),
         OpDef("RemElementwise", "binary", 2, False, rem_defaults,
               binary(a.remainder, rule="remainder", defaults=rem_defaults,
                      allowed=("floored", "truncated")),
-              hints=hints.division, domain="floored: sign of the divisor; truncated: C fmod"),
+              hints=hints.division, domain="floored: sign of the divisor; truncated: C fmod",
+              sweep_inputs="grid"),
         _compare("EqualElementwise", lambda u, v: u == v),
         _compare("NotEqualElementwise", lambda u, v: u != v),
         _compare("LessElementwise", lambda u, v: u < v),
@@ -157,9 +162,10 @@ def _rows() -> list[OpDef]:
         OpDef("Where", "where", 3, True, {}, where(a.value), hints=hints.ties,
               nan_rules=("propagate",), domain="cond BOOL; broadcast(cond, a, b)"),
         OpDef("SumReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=False),
-              params="reduce_dims", hints=hints.summation),
+              params="reduce_dims", hints=hints.summation, reduction_bound="sum"),
         OpDef("MeanReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=True),
-              params="reduce_dims", hints=hints.summation, domain="mean of an empty set is NaN"),
+              params="reduce_dims", hints=hints.summation, domain="mean of an empty set is NaN",
+              reduction_bound="mean"),
         OpDef("MaxReduce", "reduce", 1, True, EXTREMA,
               reductions.extremum_reduce(True, EXTREMA), params="reduce_dims",
               hints=hints.ties, nan_rules=EXTREMA_RULES),
@@ -167,7 +173,7 @@ def _rows() -> list[OpDef]:
               reductions.extremum_reduce(False, EXTREMA), params="reduce_dims",
               hints=hints.ties, nan_rules=EXTREMA_RULES),
         OpDef("ReduceSumTo", "reduce_to", 1, False, SUMS, reductions.reduce_sum_to,
-              params="reduce_to", hints=hints.summation),
+              params="reduce_to", hints=hints.summation, reduction_bound="sum"),
         OpDef("ReduceMaxTo", "reduce_to", 1, True, EXTREMA, reductions.reduce_max_to(EXTREMA),
               params="reduce_to", hints=hints.ties, nan_rules=EXTREMA_RULES),
         OpDef("ReduceMaxToBackward", "reduce_to_backward", 2, False, backward_defaults,

@@ -278,20 +278,11 @@ def _num(v) -> str:
 
 
 def _write(rows, cases, samples, out, chosen) -> None:
-    import datetime as _dt
-    import platform
-
-    from judge import __version__
     from judge.reports import write_audit
     from judge.results import AuditRun
+    from judge.verdict import run_meta
 
-    meta = {
-        "seed": None, "profile": "sweep", "backends": [b.name for b in chosen],
-        "devices": {b.name: b.describe() for b in chosen}, "unavailable": {},
-        "judge_version": __version__,
-        "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "platform": platform.platform(), "python": platform.python_version(), "items": len(rows),
-    }
+    meta = run_meta(profile="sweep", seed=None, backends=chosen, items=len(rows))
     paths = write_audit(AuditRun(rows, cases, samples, meta), out)
     for name, path in paths.items():
         click.echo(f"{name:>15}: {path}")

@@ -5,9 +5,9 @@ contract promises determinism) through the harness's executor, so poison-filled 
 immutability, dtype/shape rules and repeat determinism are checked exactly as for generated
 cases. The oracle's answer comes from a cached table (``judge.sweep.tables``), re-checked against
 the pure oracle on a random sample every time, and the output is scored by the vectorised scorer
-(``judge.sweep.vscore``), which applies ``judge.scoring``'s rules. The verdict follows the
-harness: an unexpected finding fails, a known divergence (suites/expectations.toml) is an xfail,
-an expectation that no longer fails is stale.
+(``judge.scoring.vector``), which applies the rulebook (``judge.scoring.rules``). The verdict is
+the harness's (``judge.verdict``): an unexpected finding fails, a known divergence
+(suites/expectations.toml) is an xfail, an expectation that no longer fails is stale.
 
 One exhaustive-sweep subtlety: the executor's poison pattern is itself a quiet NaN bit pattern, so it
 is also one of the 65,536 inputs (as are its signalling and negative twins), and a kernel that
@@ -19,12 +19,12 @@ contain the poison, check those kernels' writes).
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from judge import verdict
 from judge.api import Backend, TensorArg, contiguous_strides
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
@@ -32,13 +32,12 @@ from judge.executor import Finding, execute, output_dtypes
 from judge.expectations import Expectations
 from judge.formats import get_format
 from judge.results import ResultRow
+from judge.scoring.rules import bound_kind, derived_bound
+from judge.scoring.vector import Expected, VectorScore, describe, describe_bits, score_elementwise
 from judge.sweep import tables
 from judge.sweep.inputs import GRID_SIZE, SWEEP_FORMATS, as_values
-from judge.sweep.vscore import Expected, VectorScore, describe, describe_bits, score_elementwise
 from judge.values import POISON_BITS
 
-# Which input set each elementwise family is swept over.
-INPUT_SETS = {"unary": "all", "binary": "grid", "compare": "grid"}
 # Op-param fields the executor derives itself (element counts, fast-path flags): no choice to make.
 DERIVED_PARAMS = {"n", "out_size", "flags", "input_shape"}
 
@@ -76,9 +75,9 @@ def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bo
         opdef = oracles.get(contract.op_kind or "")
     except KeyError as exc:
         return str(exc)
-    if opdef.family not in INPUT_SETS:
+    if opdef.sweep_inputs is None:
         return (f"{contract.op_kind} is a {opdef.family} op; sweeps cover elementwise "
-                f"{', '.join(INPUT_SETS)} ops")
+                f"unary, binary and compare ops")
     chosen = [f.name for f in contract.op_params.fields if f.name not in DERIVED_PARAMS]
     if chosen:
         return f"{contract.kernel} takes op params ({', '.join(chosen)}); a sweep has no values for them"
@@ -113,17 +112,11 @@ def sweep(contract: Contract, backend: Backend, dtype: str, *, processes: int = 
     import oracles
 
     t0 = time.perf_counter()
-    row = ResultRow(
-        suite=contract.suite, file=contract.file, kernel=contract.kernel,
-        op_kind=contract.op_kind or "", contract_backend=contract.backend, backend=backend.name,
-        device=backend.device, dtype=dtype, revision=contract.revision,
-        bound_ulp=contract.precision.max_ulp, seed=None, judge_version=_version(),
-        started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    )
+    row = verdict.new_row(contract, backend, dtype)
     result = SweepResult(row)
     opdef = oracles.get(contract.op_kind)
     out_dtype = output_dtypes(contract, (dtype,) * len(contract.inputs))[0]
-    input_set = "all" if INPUT_SETS[opdef.family] == "all" else f"grid{grid_size}"
+    input_set = "all" if opdef.sweep_inputs == "all" else f"grid{grid_size}"
     result.input_set = input_set
     spec = tables.TableSpec.of(contract.op_kind, dtype, out_dtype, input_set, rules_of(contract))
 
@@ -185,8 +178,6 @@ def _unwritten(out: np.ndarray, bits: list[np.ndarray], dtype: str, out_dtype: s
 
 
 def _fill_row(row: ResultRow, score: VectorScore, contract: Contract, opdef) -> None:
-    from judge.scoring import bound_kind
-
     row.elements = score.elements
     if score.ulp.size:
         row.ulp_max = float(score.ulp.max())
@@ -198,8 +189,7 @@ def _fill_row(row: ResultRow, score: VectorScore, contract: Contract, opdef) -> 
     row.nan_mismatch = score.nan_mismatch
     row.inf_mismatch = score.inf_mismatch
     row.signed_zero_mismatch = score.signed_zero_mismatch
-    kind = bound_kind(contract, opdef)
-    row.derived_bound = None if kind == "declared" else kind
+    row.derived_bound = derived_bound(bound_kind(contract, opdef))
 
 
 def _inputs_at(values, names, i: int) -> str:
@@ -228,31 +218,16 @@ def _worst(score: VectorScore, values, names, observed, table, out_dtype: str) -
 def _verdict(result: SweepResult, contract, backend, dtype, findings, expectations, values) -> None:
     row = result.row
     result.findings = findings
-    expected = (expectations or Expectations()).for_item(contract.kernel, backend.name, dtype,
-                                                         backend.describe())
-    unexpected = [f for f in findings if f.check not in expected]
-    seen_expected = {f.check for f in findings if f.check in expected}
+    expected = verdict.known_divergences(expectations, contract, backend, dtype)
+    unexpected, seen = verdict.split(findings, expected)
+    row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     if unexpected:
-        first = unexpected[0]
-        row.verdict = "fail"
-        head = first.message.splitlines()[0]
-        row.reason = head if head.startswith(f"{first.check}:") else f"{first.check}: {head}"
         result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)
-        result.case = _counterexample(result, contract, backend, dtype, first, values)
+        result.case = _counterexample(result, contract, backend, dtype, unexpected[0], values)
         if result.case is not None:
             row.counterexample = result.case.case_id
-        return
-    stale = sorted(set(expected) - seen_expected)
-    if stale:
-        row.verdict = "fail"
-        row.reason = "stale expectation: " + "; ".join(
-            f"{c} (expected because: {expected[c].reason}) no longer fails" for c in stale)
+    elif verdict.is_stale(row.reason):
         result.message = row.reason
-    elif seen_expected:
-        row.verdict = "xfail"
-        row.reason = "; ".join(f"{c}: {expected[c].reason}" for c in sorted(seen_expected))
-    else:
-        row.verdict = "pass"
 
 
 def _counterexample(result: SweepResult, contract, backend, dtype, finding: Finding, values):
@@ -269,9 +244,3 @@ def _counterexample(result: SweepResult, contract, backend, dtype, finding: Find
                              contiguous_strides(shape), 0, dtype) for v in values)
     return CaseRecord(contract.kernel, contract.file, backend.name, dtype, inputs, {},
                       finding.check, finding.message, None, {"sweep_element": i})
-
-
-def _version() -> str:
-    from judge import __version__
-
-    return __version__

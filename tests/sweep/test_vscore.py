@@ -1,4 +1,4 @@
-"""The vectorised scorer gives what ``judge.scoring.score_output`` gives, element for element.
+"""The vector scorer gives what the exact scorer (``judge.scoring.score_output``) gives, element for element.
 
 Each scenario evaluates the pure oracle on a sample of inputs, injects faults into a copy of its
 answer (ULP errors, wrong NaN-ness, infinities, flipped zeros, garbage), and scores the result
@@ -16,10 +16,10 @@ import pytest
 import oracles
 from judge.formats import get_format
 from judge.scoring import Score, score_output
+from judge.scoring.vector import Expected, score_elementwise
 from judge.sweep.inputs import all_bits, as_values, grid_pairs
 from judge.sweep.run import rules_of
 from judge.sweep.tables import expected_arrays
-from judge.sweep.vscore import Expected, score_elementwise
 
 
 def _sample_bits(dtype: str, n: int, seed: int) -> np.ndarray:

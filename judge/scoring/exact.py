@@ -1,0 +1,298 @@
+"""The per-element scorer: one output of a generated case against the oracle, in exact
+arithmetic (``Fraction``), with the rules of ``judge.scoring.rules``.
+
+Right for a search's cases of a few hundred elements; sweeps use ``judge.scoring.vector``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from judge import ulp
+from judge.executor import Finding
+from judge.formats import Format, get_format
+from judge.scoring.rules import (
+    ELEMENTWISE,
+    MAX_REPORTED,
+    bound_kind,
+    flushed,
+    is_reported,
+    nan_involved,
+    rule_note,
+    sanity_factor,
+    sanity_text,
+)
+
+
+@dataclass
+class Score:
+    """Everything measured on one case (one or more outputs)."""
+
+    elements: int = 0
+    ulp: list[int] = field(default_factory=list)  # integer ULP distances of finite elements
+    ulp_real: list[float] = field(default_factory=list)
+    rel_max: float = 0.0
+    abs_max: float = 0.0
+    nan_mismatch: int = 0
+    inf_mismatch: int = 0
+    signed_zero_mismatch: int = 0
+    implausible: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
+
+
+def _f(x) -> float:
+    """float() of an exact value, saturating to ±inf beyond F64's range instead of raising."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _hex(bits: int, fmt: Format) -> str:
+    return f"0x{bits:0{max(fmt.bits // 4, 1)}X}"
+
+
+def _show(value, bits: int, fmt: Format) -> str:
+    return f"{value!r} ({_hex(bits, fmt)})"
+
+
+def _bits_dtype(v: np.ndarray) -> np.dtype:
+    return np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[v.itemsize])
+
+
+def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out_shape, family) -> str:
+    parts = []
+    for name, v in zip(names, values, strict=True):
+        if family in ELEMENTWISE and v.ndim <= len(out_shape):
+            b = np.asarray(np.broadcast_to(v, out_shape)[index] if out_shape else v[()])
+            bits = int(b.view(_bits_dtype(b))) if b.dtype != np.bool_ else int(b)
+            parts.append(f"{name}={b.item()!r} (0x{bits:X})")
+        elif v.size <= 16:
+            parts.append(f"{name}={v.astype(np.float64).tolist() if v.dtype != np.bool_ else v.tolist()}")
+        else:
+            parts.append(f"{name}=<{v.size} elements, see the repro>")
+    return ", ".join(parts)
+
+
+@dataclass
+class _Output:
+    """One output being scored, and the failures found on it so far (per check, in order)."""
+
+    contract: object
+    opdef: object
+    rules: object
+    values: tuple
+    names: tuple
+    params: dict
+    observed: np.ndarray
+    expected: np.ndarray
+    fmt: Format
+    output: int
+    kind: str
+    obs_bits: np.ndarray
+    exp_bits: np.ndarray
+    failures: dict[str, list] = field(default_factory=dict)
+
+    def fail(self, check: str, i: int, why: str) -> None:
+        shape = self.expected.shape
+        idx = tuple(int(v) for v in (np.unravel_index(i, shape) if shape else ()))
+        msgs = self.failures.setdefault(check, [])
+        msgs.append(idx)
+        if len(msgs) <= MAX_REPORTED:
+            obs_v = self.observed.reshape(-1)[i].item()
+            exp_v = self.expected.reshape(-1)[i].item()
+            inputs = _input_at(self.values, self.names, idx, shape, self.opdef.family)
+            msgs[-1] = (f"output {self.output} element {list(idx)}: inputs {inputs}; expected "
+                        f"{_show(exp_v, int(self.exp_bits[i]), self.fmt)}, observed "
+                        f"{_show(obs_v, int(self.obs_bits[i]), self.fmt)}; {why}")
+
+    def note(self, *keys: str) -> str:
+        return "".join(rule_note(self.rules, k) for k in keys)
+
+
+def score_output(contract, opdef, rules, values, names, params, observed: np.ndarray,
+                 oracle_out, out_dtype: str, output: int, score: Score) -> None:
+    """Score one output array against one oracle output; appends to ``score``."""
+    fmt = get_format(out_dtype)
+    expected = np.asarray(oracle_out.expected)
+    n = expected.size
+    score.elements += n
+    if n == 0:
+        return
+    out = _Output(contract, opdef, rules, values, names, params, observed, expected, fmt, output,
+                  bound_kind(contract, opdef),
+                  np.ascontiguousarray(observed).view(fmt.bits_dtype).reshape(-1),
+                  np.ascontiguousarray(expected).view(fmt.bits_dtype).reshape(-1))
+    if not fmt.is_float:
+        _score_integers(out)
+    else:
+        _score_floats(out, oracle_out, score)
+    _emit(score, out.failures, rules, n)
+
+
+def _score_integers(out: _Output) -> None:
+    """Integer and BOOL outputs: bit for bit; a mismatch a NaN input explains is a NaN failure."""
+    shape = out.expected.shape
+    nan_mask = nan_involved(out.opdef, out.values, out.params, shape).reshape(-1)
+    nan_rule = out.rules.nan
+    for i in np.flatnonzero(out.obs_bits != out.exp_bits):
+        i = int(i)
+        check, why = _classify_integer_mismatch(out.opdef, out.values, out.params, shape, i,
+                                                out.observed, out.expected)
+        if check == "nan" or (check == "exact" and nan_mask[i] and out.opdef.family != "argreduce"):
+            check, why = "nan", f"the NaN rule is {nan_rule.value} (from {nan_rule.source})"
+        out.fail(check, i, why)
+
+
+def _score_floats(out: _Output, oracle_out, score: Score) -> None:
+    n = out.expected.size
+    obs_f = out.observed.astype(np.float64).reshape(-1)
+    exp_f = out.expected.astype(np.float64).reshape(-1)
+    obs_nan, exp_nan = np.isnan(obs_f), np.isnan(exp_f)
+    admitted = _admitted(oracle_out, obs_f, n)
+    nan_rule = out.rules.nan
+    for i in np.flatnonzero((obs_nan != exp_nan) & ~admitted):
+        i = int(i)
+        score.nan_mismatch += 1
+        want = "NaN" if exp_nan[i] else "a number"
+        out.fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})"
+                 + out.note("init", "order"))
+    same = (out.obs_bits == out.exp_bits) | admitted
+    dist = ulp.ulp_distance(out.obs_bits, out.exp_bits, out.fmt)
+    exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
+    terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
+    for i in np.flatnonzero(~obs_nan & ~exp_nan):
+        i = int(i)
+        ex = exact[i] if exact is not None else None
+        exq, err = _measure(score, out.fmt, int(dist[i]), ex, obs_f[i], exp_f[i])
+        if not same[i]:
+            _judge_element(out, score, i, int(dist[i]), ex, exq, err, obs_f[i], exp_f[i],
+                           terms[i] if terms is not None else None, oracle_out.acc_format)
+
+
+def _measure(score: Score, fmt: Format, d: int, ex, obs: float, exp: float):
+    """Record the element's ULP distance and errors; returns (exact value, |error|) or Nones."""
+    obs_inf, exp_inf = np.isinf(obs), np.isinf(exp)
+    if not obs_inf and not exp_inf:
+        score.ulp.append(d)
+    if ex is None or obs_inf:
+        return None, None
+    exq = ulp.as_fraction(ex)
+    err = abs(Fraction(float(obs)) - exq)  # float64 holds every format's values exactly
+    score.ulp_real.append(round(_f(err / ulp.ulp_of(exq, fmt)), 3))
+    score.abs_max = max(score.abs_max, _f(err))
+    if exq != 0:
+        score.rel_max = max(score.rel_max, _f(err / abs(exq)))
+    return exq, err
+
+
+def _judge_element(out: _Output, score: Score, i: int, d: int, ex, exq, err, obs: float, exp: float,
+                   terms, acc_format) -> None:
+    """One element whose bits differ from the correctly rounded result: which rule it breaks."""
+    obs_inf, exp_inf = np.isinf(obs), np.isinf(exp)
+    if (obs_inf != exp_inf or (obs_inf and exp_inf)) and (ex is None or out.kind == "exact"):
+        score.inf_mismatch += 1
+        out.fail("inf", i, "±inf must match the oracle exactly" + out.note("init", "order"))
+        return
+    if out.kind == "exact":
+        _judge_exact(out, score, i, d, obs, exp)
+        return
+    # a flushed subnormal is what broke, whichever bound it broke
+    is_flushed = bool(flushed(obs, exp, out.fmt))
+    named = "subnormal (flushed to zero): " if is_flushed else ""
+
+    def check(name: str) -> str:
+        return "subnormal" if is_flushed else name
+
+    if out.kind == "declared":
+        _judge_declared(out, i, d, exq, err, check, named)
+    elif out.kind == "reduction" and terms is not None:
+        _judge_reduction(out, i, exq, err, terms, acc_format, check, named)
+    else:  # sanity; also a reduction whose oracle gave no terms
+        limit = sanity_factor(out.fmt) * max(1.0, abs(_f(exq))) if exq is not None else None
+        if err is None or _f(err) > limit:
+            score.implausible += 1
+            out.fail(check("implausible"), i, f"{named}{sanity_text(out.fmt)}")
+
+
+def _judge_exact(out: _Output, score: Score, i: int, d: int, obs: float, exp: float) -> None:
+    if obs == 0 and exp == 0:
+        score.signed_zero_mismatch += 1
+        out.fail("signed_zero", i, "the sign of zero must match for an exact op" + out.note("zeros"))
+    elif flushed(obs, exp, out.fmt):
+        out.fail("subnormal", i, "a subnormal result was flushed to zero; the op is exact by definition")
+    else:
+        out.fail("exact", i, f"{d} ulp; the op is exact by definition (bit-for-bit)")
+
+
+def _judge_declared(out: _Output, i: int, d: int, exq, err, check, named: str) -> None:
+    p = out.contract.precision
+    if p.max_ulp is not None and d > p.max_ulp:
+        out.fail(check("ulp"), i, f"{named}{d} ulp > max_ulp {p.max_ulp}")
+    if err is not None and p.max_absolute is not None and err > Fraction(p.max_absolute):
+        out.fail(check("bound"), i, f"{named}|error| {_f(err):.3g} > max_absolute {p.max_absolute}")
+    if err is not None and p.max_relative is not None and exq and err / abs(exq) > Fraction(p.max_relative):
+        out.fail(check("bound"), i, f"{named}relative error {_f(err / abs(exq)):.3g} > max_relative {p.max_relative}")
+    if err is None and (p.max_absolute is not None or p.max_relative is not None):
+        out.fail("bound", i, "infinite error against a finite exact value")
+
+
+def _judge_reduction(out: _Output, i: int, exq, err, terms, acc_format, check, named: str) -> None:
+    """SPEC §4's derived bound of a sum (or mean): (n-1)·u_acc·Σ|x| (/ n) + one ulp."""
+    count, abs_sum = terms
+    fmt = out.fmt
+    acc = get_format(acc_format or fmt.name)
+    u = Fraction(1, 2 ** acc.precision)
+    mean = out.opdef.reduction_bound == "mean"
+    bound = (max(count - 1, 0) * u * abs_sum) / (count if mean and count else 1)
+    bound += ulp.ulp_of(exq if exq is not None else Fraction(0), fmt)
+    if err is None or err > bound:
+        out.fail(check("reduction_bound"), i, f"{named}|error| {_f(err) if err is not None else 'inf'} > derived bound "
+                 f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})"
+                 + out.note("order"))
+
+
+def _admitted(oracle_out, obs_f: np.ndarray, n: int) -> np.ndarray:
+    """Elements whose observed value is one of the further results the contract admits
+    (``OracleOutput.admitted``: e.g. either zero of an equal pair, an overflowed sum)."""
+    out = np.zeros(n, bool)
+    alternatives = getattr(oracle_out, "admitted", None)
+    if alternatives is None:
+        return out
+    for i, alts in enumerate(alternatives.reshape(-1)):
+        o = float(obs_f[i])
+        for a in alts or ():
+            if (a != a and o != o) or (a == o and math.copysign(1.0, a) == math.copysign(1.0, o)):
+                out[i] = True
+                break
+    return out
+
+
+def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected) -> tuple[str, str]:
+    """Index reductions: an observed index whose value equals the expected one is a tie failure."""
+    if opdef.family == "argreduce":
+        dim = params["dims"][0]
+        x = values[0]
+        idx = list(np.unravel_index(i, shape)) if shape else []
+        got, want = int(observed.reshape(-1)[i]), int(expected.reshape(-1)[i])
+        if 0 <= got < x.shape[dim]:
+            a = x[tuple(idx[:dim] + [got] + idx[dim:])]
+            b = x[tuple(idx[:dim] + [want] + idx[dim:])]
+            if a != a or b != b:  # what broke is which NaN (or number) the NaN rule picks
+                return "nan", ""
+            if a == b:
+                return "ties", "equal values: the tie rule picks the first index"
+    return "exact", "exact by definition (bit-for-bit)"
+
+
+def _emit(score: Score, failures: dict[str, list], rules, n: int) -> None:
+    for check, msgs in failures.items():
+        shown = "\n    ".join(str(m) for m in msgs[:MAX_REPORTED])
+        more = f"\n    (+{len(msgs) - MAX_REPORTED} more)" if len(msgs) > MAX_REPORTED else ""
+        finding = Finding(check, f"{check}: {len(msgs)} of {n} element(s)\n    {shown}{more}")
+        (score.reported if is_reported(check, rules) else score.findings).append(finding)

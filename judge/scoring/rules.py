@@ -1,0 +1,118 @@
+"""The rulebook (SPEC §4): what every check means, in one place, for every scorer.
+
+Three scorers apply it: ``judge.scoring.exact`` (per element, exact arithmetic: the search's
+generated cases), and ``judge.scoring.vector`` (whole arrays: the 16-bit sweeps on numpy and
+the F32 sweeps on the GPU). ``tests/sweep/test_one_rulebook.py`` feeds the same outputs to all
+three and requires the same verdicts.
+
+Per output element, in this order:
+
+1. ``nan``: NaN-ness must match the oracle (a result the contract admits aside). Under an
+   unspecified NaN rule a mismatch is *reported*, never failed (``is_reported``).
+2. An element equal to the correctly rounded result (or admitted) passes.
+3. ``inf``: where the exact value is itself ±inf or NaN (no finite exact value), or the op is
+   exact, ±inf must match the oracle exactly.
+4. Which bound holds the element is ``bound_kind``:
+   - ``exact`` (exact by definition, or ``determinism: bitwise``): bit for bit; a ±0 difference is
+     ``signed_zero``, a flushed subnormal ``subnormal``, anything else ``exact``;
+   - ``declared``: every declared bound: ``ulp`` (integer ULP distance > max_ulp) and ``bound``
+     (|error| > max_absolute; |error| / |exact| > max_relative; an infinite error against a
+     finite exact value when either is declared);
+   - ``reduction`` (sums and means, nothing declared): ``reduction_bound``, the derived
+     (n-1)·u_acc·Σ|x| + ulp (over n for a mean);
+   - ``sanity`` (nothing declared): ``implausible``, an error beyond 2^(-p/2)·max(1, |exact|).
+5. A flushed subnormal (nonzero subnormal expected, zero observed) is what broke, whichever bound
+   it broke: its check is ``subnormal``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judge.formats import Format
+
+MAX_REPORTED = 3  # elements spelled out per failing check
+# Families whose output element i depends on the input elements broadcast to i alone.
+ELEMENTWISE = frozenset({"unary", "binary", "compare", "where", "affine", "clamp", "powi"})
+BOUND_KINDS = ("exact", "declared", "reduction", "sanity")
+
+
+def bound_kind(contract, opdef) -> str:
+    """Which bound holds numeric elements: exact, declared, reduction or sanity."""
+    if opdef.exact or contract.determinism == "bitwise":
+        return "exact"
+    if contract.precision.declares_bound:
+        return "declared"
+    if opdef.reduction_bound is not None:
+        return "reduction"
+    return "sanity"
+
+
+def derived_bound(kind: str) -> str | None:
+    """The row's ``derived_bound`` column: the bound the Judge derived, None when declared."""
+    return None if kind == "declared" else kind
+
+
+def is_reported(check: str, semantics) -> bool:
+    """A failing check that is reported, not failed: a NaN mismatch under an unspecified NaN
+    rule (the contract promises nothing about NaN there)."""
+    return check == "nan" and semantics.nan.value == "unspecified"
+
+
+def split_reported(findings, semantics) -> tuple[list, list]:
+    """(failed, reported) findings of one scored output."""
+    failed = [f for f in findings if not is_reported(f.check, semantics)]
+    reported = [f for f in findings if is_reported(f.check, semantics)]
+    return failed, reported
+
+
+def sanity_factor(fmt: Format) -> float:
+    """2^(-p/2): the sanity bound is this times max(1, |exact|)."""
+    return 2.0 ** (-fmt.precision / 2)
+
+
+def sanity_text(fmt: Format) -> str:
+    return f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})"
+
+
+def flushed(observed, expected, fmt: Format):
+    """A nonzero subnormal expected, zero observed: flush-to-zero, whatever rule was in play
+    (scalars or arrays of any array module)."""
+    return (observed == 0) & (expected != 0) & (abs(expected) < 2.0 ** fmt.emin)
+
+
+def nan_involved(opdef, values: tuple[np.ndarray, ...], params: dict, out_shape: tuple[int, ...]) -> np.ndarray:
+    """Output elements that a NaN input contributes to (to tell NaN-rule failures apart)."""
+    masks = [np.isnan(v.astype(np.float64)) if v.dtype.kind == "f" or v.dtype.name == "bfloat16"
+             else np.zeros(v.shape, bool) for v in values]
+    family = opdef.family
+    if family in ELEMENTWISE:
+        out = np.zeros(out_shape, bool)
+        for m in masks:
+            out = out | np.broadcast_to(m, out_shape)
+        return out
+    m = masks[0]
+    if family in ("reduce", "argreduce"):
+        dims = tuple(params.get("dims", ()))
+        r = np.any(m, axis=dims, keepdims=bool(params.get("keepdim", False))) if dims else m
+        return np.broadcast_to(r, out_shape)
+    if family in ("reduce_to", "reduce_to_backward"):
+        target = tuple(params["output_shape"])
+        axes = tuple(a for a, (i, o) in enumerate(zip(m.shape, target, strict=True)) if o == 1 and i != 1)
+        r = np.any(m, axis=axes, keepdims=True) if axes else m
+        r = np.broadcast_to(r, m.shape) if family == "reduce_to_backward" else r
+        if family == "reduce_to_backward":
+            r = r | np.broadcast_to(np.isnan(values[1].astype(np.float64)).reshape(target), m.shape)
+        return np.broadcast_to(r, out_shape)
+    return np.zeros(out_shape, bool)
+
+
+def rule_note(rules, key: str) -> str:
+    """The edge rule that decided which results are admitted, and the contract text it came from."""
+    from judge.contracts.model import RULE_MEANINGS
+
+    rule = rules.get(key) if hasattr(rules, key) else None
+    if rule is None or rule.value == "unspecified":
+        return ""
+    quote = f": {rule.evidence!r}" if rule.source in ("blurb", "notes") else ""
+    return f"; {key} {rule.value} (from {rule.source}{quote}; admits {RULE_MEANINGS.get((key, rule.value), '')})"

@@ -1,0 +1,141 @@
+"""The rulebook summed over the chunks of an exhaustive F32 sweep (2^32 inputs).
+
+A chunk of 2^28 elements is classified where it lives (``judge.scoring.vector.classify`` on
+torch tensors of a CUDA device, or numpy arrays): per check, the number of failing elements and
+the first of them (its input, expected and observed bits, and why), never their whole index
+list; a histogram of ULP distances; the worst ULP and ULP-real errors with their inputs.
+``findings`` turns the totals into the ``Finding``s the verdict takes, failed or reported as
+the rulebook says.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from judge.executor import Finding
+from judge.formats import Format
+from judge.scoring.rules import is_reported
+from judge.scoring.vector import Classified, classify, describe_bits, error_maxima
+from judge.scoring.xp import ops_for
+
+HIST_BINS = 4096  # ULP distances counted exactly up to this; larger ones share the last bin
+# Checks whose failing elements broke a numeric bound (the "over bound" count of a sweep).
+BOUND_CHECKS = ("exact", "subnormal", "ulp", "bound")
+
+
+@dataclass
+class Tally:
+    """Running totals of one sweep over its chunks."""
+
+    fmt: Format
+    elements: int = 0
+    counts: dict[str, int] = field(default_factory=dict)  # check -> failing elements
+    first: dict[str, tuple[tuple[int, int], str]] = field(default_factory=dict)  # check -> (position, detail)
+    mismatches: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("nan", "inf", "signed_zero", "implausible"), 0))
+    over_bound: int = 0
+    hist: object = None  # ULP distances of finite pairs (an array of the chunks' module)
+    worst_ulp: int = -1
+    worst_idx: int = -1
+    worst_real: float = -1.0
+    worst_real_idx: int = -1
+    rel_max: float = 0.0
+    abs_max: float = 0.0
+
+    def ulp_p99(self) -> float | None:
+        hist = np.asarray(_host(self.hist)) if self.hist is not None else np.zeros(1, np.int64)
+        finite = int(hist.sum())
+        if not finite:
+            return None
+        p99 = int(np.searchsorted(np.cumsum(hist), 0.99 * finite))
+        return float(p99) if p99 < HIST_BINS else math.inf
+
+    def histogram(self) -> dict[str, int]:
+        hist = np.asarray(_host(self.hist)) if self.hist is not None else np.zeros(0, np.int64)
+        return {str(i): int(v) for i, v in enumerate(hist) if v}
+
+
+def _host(array):
+    return array.cpu().numpy() if hasattr(array, "cpu") else (array.get() if hasattr(array, "get") else array)
+
+
+def add_chunk(tally: Tally, start: int, x_bits, obs_bits, exp_bits, ref, *, kind: str, precision,
+              rules, describe_input) -> None:
+    """Score one chunk: output bits ``obs_bits`` against the correctly rounded ``exp_bits`` and the
+    F64 reference ``ref`` (which stands in for the exact value, certified by the caller)."""
+    fmt = tally.fmt
+    ops = ops_for(ref)
+    obs_f = ops.cast(_as_float(ops, obs_bits, fmt), ops.float64)
+    exp_f = ops.cast(_as_float(ops, exp_bits, fmt), ops.float64)
+    cls = classify(obs_bits=obs_bits, exp_bits=exp_bits, obs_f=obs_f, exp_f=exp_f, hi=ref, lo=None,
+                   has_exact=ops.xp.isfinite(ref), kind=kind, precision=precision, rules=rules, fmt=fmt)
+    n = int(ref.shape[0])
+    tally.elements += n
+    _count_hits(tally, ops, cls, start, x_bits, obs_bits, exp_bits, describe_input)
+    _measure(tally, ops, cls, start, ref, obs_f)
+
+
+def _as_float(ops, bits, fmt: Format):
+    dtype = {32: ops.xp.float32, 64: ops.xp.float64}[fmt.bits]
+    return bits.view(dtype)
+
+
+def _count_hits(tally: Tally, ops, cls: Classified, start, x_bits, obs_bits, exp_bits, describe_input) -> None:
+    over = None
+    for hit in cls.hits:
+        count = ops.count(hit.mask)
+        if hit.check in BOUND_CHECKS:
+            over = hit.mask if over is None else over | hit.mask
+        if not count:
+            continue
+        tally.counts[hit.check] = tally.counts.get(hit.check, 0) + count
+        i = ops.first(hit.mask)
+        pos = (-1, 0) if hit.first else (start + i, hit.order)
+        if hit.check in tally.first and tally.first[hit.check][0] <= pos:
+            continue
+        why = hit.why.replace("{ulp}", str(ops.item(cls.dist, i)))
+        fmt = tally.fmt
+        tally.first[hit.check] = (pos, (
+            f"first at {describe_input(ops.item(x_bits, i))}: expected "
+            f"{describe_bits(ops.item(exp_bits, i), fmt)}, observed "
+            f"{describe_bits(ops.item(obs_bits, i), fmt)}; {why}"))
+    if over is not None:
+        tally.over_bound += ops.count(over)
+    for name in tally.mismatches:
+        mask = getattr(cls, name)
+        tally.mismatches[name] += ops.count(mask) if mask is not None else 0
+
+
+def _measure(tally: Tally, ops, cls: Classified, start: int, ref, obs_f) -> None:
+    xp = ops.xp
+    dist = xp.where(cls.finite_pair, cls.dist, 0)
+    if tally.hist is None:
+        tally.hist = xp.zeros(HIST_BINS + 1, dtype=ops.int64)
+    # Almost every distance is 0 or 1: count those with reductions, and histogram only the rest
+    # (a bincount over 2^28 values that all hit two bins serialises on their atomics).
+    tally.hist[0] += (cls.finite_pair & (dist == 0)).sum()
+    tally.hist[1] += (cls.finite_pair & (dist == 1)).sum()
+    wide = dist[cls.finite_pair & (dist > 1)]
+    if wide.shape[0]:
+        tally.hist += xp.bincount(ops.clamp_max(wide, HIST_BINS), minlength=HIST_BINS + 1)
+    top = int(dist.max())
+    if top > tally.worst_ulp:
+        tally.worst_ulp, tally.worst_idx = top, start + int(dist.argmax())
+    real = xp.where(cls.err_known, cls.real, -1.0)
+    k = int(real.argmax())
+    if float(real[k]) > tally.worst_real:
+        tally.worst_real, tally.worst_real_idx = float(real[k]), start + k
+    abs_max, rel_max = error_maxima(cls, ref, obs_f)
+    tally.abs_max, tally.rel_max = max(tally.abs_max, abs_max), max(tally.rel_max, rel_max)
+
+
+def findings(tally: Tally, rules) -> tuple[list[Finding], list[Finding]]:
+    """(failed, reported): one finding per failing check, in the order the elements meet them."""
+    failed, reported = [], []
+    for check in sorted(tally.counts, key=lambda c: tally.first[c][0]):
+        text = f"{check}: {tally.counts[check]:,} of {tally.elements:,} element(s)\n    {tally.first[check][1]}"
+        (reported if is_reported(check, rules) else failed).append(Finding(check, text))
+    return failed, reported

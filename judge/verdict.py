@@ -1,0 +1,92 @@
+"""Verdicts (SPEC §8, §9): findings against known divergences, and the rows and run metadata
+that carry them — built here once, for the search, the 16-bit sweeps and the F32 sweeps.
+
+A finding is a broken promise (``judge.executor.Finding``, named by its check). Against the
+known divergences of ``suites/expectations.toml`` that apply to the item:
+
+- an unexpected finding fails the item (its reason names the first);
+- an expected check that never showed is *stale*: the item fails, so the entry gets removed;
+- expected checks that showed, and nothing else: xfail;
+- no finding: pass.
+
+Findings the rulebook only *reports* (``judge.scoring.rules.is_reported``) never reach here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from judge.expectations import Expectation, Expectations
+from judge.results import ResultRow
+
+
+def known_divergences(expectations: Expectations | None, contract, backend, dtype: str) -> dict[str, Expectation]:
+    """{check: entry} of the known divergences that apply to this item."""
+    return (expectations or Expectations()).for_item(contract.kernel, backend.name, dtype, backend.describe())
+
+
+def split(findings, expected: dict[str, Expectation]) -> tuple[list, set[str]]:
+    """(unexpected findings, checks of the expected ones seen)."""
+    unexpected = [f for f in findings if f.check not in expected]
+    return unexpected, {f.check for f in findings if f.check in expected}
+
+
+def reason_of(finding) -> str:
+    """A finding's one-line reason, led by its check."""
+    head = finding.message.splitlines()[0] if finding.message else ""
+    return head if head.startswith(f"{finding.check}:") else f"{finding.check}: {head}"
+
+
+def decide(unexpected, expected: dict[str, Expectation], seen) -> tuple[str, str]:
+    """(verdict, reason) of an item from its unexpected findings and the expected checks seen."""
+    if unexpected:
+        return "fail", reason_of(unexpected[0])
+    stale = sorted(set(expected) - set(seen))
+    if stale:
+        return "fail", "stale expectation: " + "; ".join(
+            f"{c} (expected because: {expected[c].reason}) no longer fails" for c in stale)
+    if seen:
+        return "xfail", "; ".join(f"{c}: {expected[c].reason}" for c in sorted(seen))
+    return "pass", ""
+
+
+def is_stale(reason: str) -> bool:
+    return reason.startswith("stale expectation")
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def judge_version() -> str:
+    from judge import __version__
+
+    return __version__
+
+
+def new_row(contract, backend, dtype: str, *, seed: int | None = None, verdict: str = "pass",
+            reason: str = "") -> ResultRow:
+    """The row of one contract × backend × dtype before anything is measured."""
+    return ResultRow(
+        suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
+        contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=dtype,
+        revision=contract.revision, bound_ulp=contract.precision.max_ulp, verdict=verdict,
+        reason=reason, seed=seed, judge_version=judge_version(), started_at=now(),
+    )
+
+
+def run_meta(*, profile: str, seed: int | None, backends, unavailable: dict | None = None,
+             items: int | None = None, started_at: str | None = None, **extra) -> dict:
+    """The run metadata of an audit, a sweep or a pytest run (``AuditRun.meta``)."""
+    import platform
+
+    meta = {
+        "seed": seed, "profile": profile, "backends": [b.name for b in backends],
+        "devices": {b.name: b.describe() for b in backends}, "unavailable": dict(unavailable or {}),
+        "judge_version": judge_version(), "started_at": started_at or now(),
+        "platform": platform.platform(), "python": platform.python_version(),
+    }
+    if items is not None:
+        meta["items"] = items
+    meta.update(extra)
+    return meta
