@@ -3,8 +3,10 @@
 # against the embedded suite's reference contracts: by default exp, log, sin and tanh on
 # torch-cuda and cupy, in kernel calls of 2^28 inputs. Writes f32-sweep.json and f32-sweep.md
 # (inputs/second, worst ULP with its input, settled elements, bandwidth of the natural kernel)
-# under $OUT (default judge-audit/f32-sweep). Extra arguments go to `python -m judge.sweep.gpu_f32`
-# (e.g. --chunks 0,8 to sweep two chunks only).
+# under $OUT (default judge-audit/f32-sweep), with the audit report and its table of F32 sweeps.
+# Extra arguments go to `judge sweep` (e.g. --chunks 0,8 to sweep two chunks only).
+# BACKENDS=torch-cuda,cupy-direct calls cupy's ufuncs directly (backends/cupy_direct.py) where
+# the cupy adapter cannot be loaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -31,5 +33,15 @@ for m in ("numpy", "torch", "cupy", "mpmath", "ml_dtypes", "yaml", "click"):
     except Exception as exc:
         print(m, "unavailable:", exc)
 PY
-exec "$PY" -m judge.sweep.gpu_f32 --kernels "${KERNELS:-exp,log,sin,cos,tanh,erf,sqrt}" \
-    --backends "${BACKENDS:-torch-cuda,cupy}" --out "$OUT" "$@"
+args=()
+IFS=, read -ra kernels <<< "${KERNELS:-exp,log,sin,cos,tanh,erf,sqrt}"
+for k in "${kernels[@]}"; do args+=(--kernel "reference-elementwise.fkc.md::$k"); done
+IFS=, read -ra backends <<< "${BACKENDS:-torch-cuda,cupy}"
+for b in "${backends[@]}"; do args+=(--backend "$b"); done
+# the reference (Cpu) contracts, judged across devices
+rc=0
+"$PY" -m judge.cli sweep --dtype F32 --cross --plugin backends.cupy_direct "${args[@]}" \
+    --out "$OUT" "$@" || rc=$?
+# the natural kernels' own throughput, beside each sweep's (a benchmark, not a verdict)
+"$PY" benchmarks/f32_kernel_throughput.py "$OUT" || true
+exit "$rc"

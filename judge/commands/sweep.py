@@ -2,7 +2,8 @@
 
 BF16 and F16: unary kernels see every one of the 65,536 bit patterns; binary and comparison
 kernels every pair of the documented grid subset (``judge.sweep.inputs``). F32: all 2^32 inputs
-of a unary kernel on a CUDA backend (``judge.sweep.gpu_f32``). Each (backend, dtype) gives one
+(or ``--chunks`` of them) of a unary kernel on a CUDA backend (``judge.sweep.gpu_f32``; with
+``--out``, also f32-sweep.json and f32-sweep.md). Each (backend, dtype) gives one
 result row scored by the harness's rules; ``--out`` writes the audit outputs for those rows.
 
 Exit 0 when every row conforms (pass, xfail, unsupported), 1 on a failure, 2 on a usage or
@@ -12,6 +13,7 @@ environment problem (unknown or ambiguous kernel, unavailable backend, dtype not
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -41,13 +43,15 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="Binary kernels: size of the value grid whose every pair is swept (default 1024).")
 @click.option("--chunk-log2", type=int, default=28, show_default=True,
               help="F32 GPU sweeps: log2 of the inputs per kernel call.")
+@click.option("--chunks", default=None, metavar="I,J,...",
+              help="F32 GPU sweeps: sweep only these chunks (numbers of 2^chunk-log2 inputs).")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
-            chunk_log2) -> None:
+            chunk_log2, chunks) -> None:
     """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
-    f32_records: list[dict] = []  # the exhaustive F32 sweeps, for the report's table
+    f32 = _F32Options(chunk_log2, [int(c) for c in chunks.split(",")] if chunks else None, out)
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once
@@ -68,7 +72,7 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
                     continue
                 used[backend.name] = backend
                 row, text, case, sample = _one(contract, backend, dtype, processes, grid_size,
-                                               chunk_log2, cross, f32_records)
+                                               cross, f32)
                 if case is not None:
                     cases.append(case)
                 if sample is not None:
@@ -84,21 +88,24 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
     if len(rows) > 1:
         click.echo(_tally(rows))
     if out:
-        if f32_records:
-            from judge.reports.f32_sweeps import FILE, write_sweeps
-
-            Path(out).mkdir(parents=True, exist_ok=True)
-            write_sweeps(f32_records, Path(out) / FILE)
         _write(rows, cases, samples, out, list(used.values()))
     failing = [r for r in rows if r.verdict not in CONFORMING]
     sys.exit(1 if failing else 0)
 
 
-def _one(contract, backend, dtype, processes, grid_size, chunk_log2, cross, f32_records):
+@dataclass
+class _F32Options:
+    chunk_log2: int
+    chunks: list[int] | None
+    out: str | None
+    results: list = field(default_factory=list)  # the F32 sweeps so far (judge.sweep.gpu_f32.F32Sweep)
+
+
+def _one(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options):
     from judge.sweep.inputs import GRID_SIZE
 
     if dtype == "F32":
-        row, text = _gpu_f32(contract, backend, chunk_log2, cross, f32_records)
+        row, text = _gpu_f32(contract, backend, cross, f32)
         return row, text, None, None
     return _sixteen_bit(contract, backend, dtype, processes, grid_size or GRID_SIZE, cross)
 
@@ -203,7 +210,6 @@ def pick_backends(contract, requested, plugins, cross, quiet=False):
 def _sixteen_bit(contract, backend, dtype, processes, grid_size, cross):
     import numpy as np
 
-    from judge.expectations import ExpectationsError, load_expectations
     from judge.runner import unsupported_row
     from judge.sweep.run import sweep, sweep_support
 
@@ -214,10 +220,8 @@ def _sixteen_bit(contract, backend, dtype, processes, grid_size, cross):
     if ok is not True:
         return unsupported_row(contract, backend, dtype, str(ok), 0), \
             f"{_label(contract, backend, dtype)}: unsupported: {ok}", None, None
-    try:
-        expectations = load_expectations()
-    except ExpectationsError as exc:
-        raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
+    expectations = _expectations()
+
     def announce(spec, path):
         size = "65,536 inputs" if spec.input_set == "all" else f"the {spec.input_set} pairs"
         click.echo(f"building the {spec.op_kind} {spec.in_dtype} oracle table over {size} with "
@@ -253,8 +257,16 @@ def summary_text(contract, backend, dtype, result) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _gpu_f32(contract, backend, chunk_log2, cross, f32_records):
-    from judge.reports.f32_sweeps import sweep_record
+def _expectations():
+    from judge.expectations import ExpectationsError, load_expectations
+
+    try:
+        return load_expectations()
+    except ExpectationsError as exc:
+        raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
+
+
+def _gpu_f32(contract, backend, cross, f32: _F32Options):
     from judge.runner import unsupported_row
     from judge.sweep import gpu_f32
 
@@ -262,8 +274,12 @@ def _gpu_f32(contract, backend, chunk_log2, cross, f32_records):
     if ok is not True:
         return unsupported_row(contract, backend, "F32", str(ok), 0), \
             f"{_label(contract, backend, 'F32')}: unsupported: {ok}"
-    result = gpu_f32.sweep_f32(contract, backend, chunk_log2=chunk_log2)
-    f32_records.append(sweep_record(result.row, result.metrics, result.notes))
+    click.echo(f"sweeping {contract.kernel} on {backend.name} ({backend.describe()})", err=True)
+    result = gpu_f32.sweep_f32(contract, backend, chunk_log2=f32.chunk_log2, chunks=f32.chunks,
+                               expectations=_expectations())
+    f32.results.append(result)
+    if f32.out:  # after every sweep, so a run cut short keeps what it finished
+        gpu_f32.write_outputs(Path(f32.out), f32.results)
     return result.row, result.summary()
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from judge.api import KernelCall, TensorArg
+from judge.values import POISON_BITS
 
-POISON_F32 = 0x7FE5A5A5
+POISON_F32 = POISON_BITS["F32"]
 
 
 def _i32(u: int) -> int:

@@ -1,4 +1,4 @@
-"""The F32 sweep's certified reference and scoring, run on the CPU with small chunks.
+"""The F32 sweep's certified reference, scoring and verdicts, run on the CPU with small chunks.
 
 The same code runs on a CUDA device (scripts/gpu-sweep-f32.sh); here torch's CPU kernels stand
 in for both the backend and the F64 reference.
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from judge.api import Backend
-from judge.sweep import gpu_f32
+from judge.sweep import f32_reference, gpu_f32
 
 torch = pytest.importorskip("torch")
 
@@ -25,17 +25,17 @@ def test_elements_near_a_rounding_boundary_are_flagged():
     mid = 1.0 + 2.0**-24  # between 1 and 1 + 2^-23
     ulp64 = 2.0**-52
     for k, flagged in [(0, True), (3, True), (-16, True), (17, False), (-40, False), (2**20, False)]:
-        _, f = gpu_f32.near_boundary(torch, _f64(mid + k * ulp64))
+        _, f = f32_reference.near_boundary(torch, _f64(mid + k * ulp64))
         assert bool(f[0]) is flagged, k
     threshold = float(np.finfo(np.float32).max) + 2.0**103  # the overflow boundary
-    assert bool(gpu_f32.near_boundary(torch, _f64(threshold))[1][0])
-    assert bool(gpu_f32.near_boundary(torch, _f64(2.0**-150))[1][0])  # half the smallest subnormal
+    assert bool(f32_reference.near_boundary(torch, _f64(threshold))[1][0])
+    assert bool(f32_reference.near_boundary(torch, _f64(2.0**-150))[1][0])  # half the smallest subnormal
     for far in (1.0, 0.0, 3.0 + 2.0**-30, float("inf"), float("nan")):
-        assert not bool(gpu_f32.near_boundary(torch, _f64(far))[1][0]), far
+        assert not bool(f32_reference.near_boundary(torch, _f64(far))[1][0]), far
 
 
 def test_rounding_of_the_reference_is_f32_round_to_nearest_even():
-    bits, _ = gpu_f32.near_boundary(torch, _f64(1.0 + 2.0**-24))  # a tie: to even (1.0)
+    bits, _ = f32_reference.near_boundary(torch, _f64(1.0 + 2.0**-24))  # a tie: to even (1.0)
     assert int(bits[0]) == 0x3F800000
 
 
@@ -73,7 +73,7 @@ def test_errors_beyond_the_bound_fail_with_the_worst_input(reference):
 
 
 def test_flagged_elements_are_settled_by_the_pure_oracle(reference, monkeypatch):
-    monkeypatch.setattr(gpu_f32, "MARGIN_F64_ULPS", 2**19)  # flag one element in 512
+    monkeypatch.setattr(f32_reference, "MARGIN_F64_ULPS", 2**19)  # flag one element in 512
     res = gpu_f32.sweep_f32(reference("exp"), PlusUlps(0), chunk_log2=16, chunks=[0x3F80],
                             device="cpu", log=lambda m: None)
     assert res.metrics["settled"] > 50
@@ -86,3 +86,73 @@ def test_support_reasons(reference):
     assert "GPU backend" in str(gpu_f32.sweep_support(reference("exp"), NumpyBackend()))
     assert "no certified F64 reference" in str(gpu_f32.sweep_support(reference("relu"), PlusUlps(0)))
     assert "--cross" in str(gpu_f32.sweep_support(reference("exp"), PlusUlps(0)))
+
+
+def _sweep(contract, backend, chunks=CHUNKS, expectations=None):
+    return gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=chunks, device="cpu",
+                             log=lambda m: None, expectations=expectations)
+
+
+def test_a_known_divergence_is_an_xfail_and_a_stale_one_fails(reference, tmp_path):
+    from judge.expectations import load_expectations
+
+    path = tmp_path / "expectations.toml"
+    path.write_text('[[divergence]]\nkernel = "exp"\nbackend = "nudged"\ndtype = "F32"\n'
+                    'check = "ulp"\nreason = "nudged on purpose"\n')
+    known = load_expectations(path)
+    finite = [0x3F80, 0x0000, 0x42B0]  # no NaN or inf input, which a nudge would break
+    res = _sweep(reference("exp"), PlusUlps(3), chunks=finite, expectations=known)
+    assert res.row.verdict == "xfail" and "nudged on purpose" in res.row.reason, res.summary()
+    res = _sweep(reference("exp"), PlusUlps(0), chunks=CHUNKS[:1], expectations=known)
+    assert res.row.verdict == "fail" and res.row.reason.startswith("stale expectation")
+
+
+def _with_bounds(contract, **bounds):
+    import dataclasses
+
+    bounds = {"max_ulp": None, "max_relative": None, "max_absolute": None, **bounds}
+    return dataclasses.replace(contract, precision=dataclasses.replace(contract.precision, **bounds))
+
+
+@pytest.mark.parametrize("bounds, verdict", [
+    ({"max_relative": 1e-9}, "fail"),  # one ulp of exp is ~6e-8 relative
+    ({"max_relative": 1e-6}, "pass"),
+    ({"max_absolute": 1e-12}, "fail"),
+    ({"max_absolute": 1e30}, "pass"),
+])
+def test_declared_relative_and_absolute_bounds_apply(reference, bounds, verdict):
+    res = _sweep(_with_bounds(reference("exp"), **bounds), PlusUlps(1), chunks=[0x3F80, 0xBF80])
+    assert res.row.verdict == verdict, res.summary()
+    if verdict == "fail":
+        assert res.row.reason.startswith("bound:"), res.row.reason
+
+
+class ZeroForNan(PlusUlps):
+    """torch's exp, but +0 where the input is NaN."""
+
+    def run(self, contract, call):
+        x = torch.from_numpy(call.inputs[0].to_array())
+        return [torch.where(torch.isnan(x), torch.zeros_like(x), torch.exp(x)).numpy()]
+
+
+def test_a_nan_mismatch_is_reported_under_an_unspecified_rule_and_fails_under_a_stated_one(reference):
+    import dataclasses
+
+    from judge.contracts.model import Rule
+
+    stated = reference("exp")
+    unspecified = dataclasses.replace(stated, semantics=dataclasses.replace(
+        stated.semantics, nan=Rule("unspecified", "unspecified")))
+    chunk = [0x7FC0]  # quiet NaNs among the inputs
+    res = _sweep(stated, ZeroForNan(0), chunks=chunk)
+    assert res.row.verdict == "fail" and res.row.reason.startswith("nan:"), res.summary()
+    res = _sweep(unspecified, ZeroForNan(0), chunks=chunk)
+    assert res.row.verdict == "pass" and res.row.nan_mismatch > 0, res.summary()
+    assert any(n.startswith("reported, not failed") for n in res.notes)
+
+
+def test_f32_constants_come_from_the_values_table():
+    from judge.values import POISON_BITS
+
+    assert gpu_f32.POISON_F32 == POISON_BITS["F32"]
+    assert f32_reference.overflow_threshold() == float(np.finfo(np.float32).max) + 2.0**103

@@ -101,8 +101,13 @@ def test_the_report_shows_the_table_of_f32_sweeps(reference, tmp_path):
 
     res = gpu_f32.sweep_f32(reference("exp"), ResidentExp(3), chunk_log2=16, chunks=CHUNKS[:1],
                             device="cpu", log=lambda m: None)
-    report = {"row": res.row.as_dict(), "metrics": res.metrics, "notes": res.notes, "device": "cpu"}
-    gpu_f32._write(tmp_path, [report], [res.summary()], [res])
+    from judge.reports import write_audit
+    from judge.results import AuditRun
+    from judge.verdict import run_meta
+
+    gpu_f32.write_outputs(tmp_path, [res])
+    write_audit(AuditRun([res.row], [], {}, run_meta(profile="sweep", seed=None, backends=[])), tmp_path)
+    assert json.loads((tmp_path / "f32-sweep.json").read_text())[0]["row"]["kernel"] == "exp"
     (record,) = json.loads((tmp_path / "f32-sweeps.json").read_text())["sweeps"]
     assert record["over_bound"] > 0 and record["resident"] is True
     assert record["worst_ulp_input"].startswith("x=") and "(0x3F" in record["worst_ulp_input"]
