@@ -3,7 +3,7 @@
 # against the embedded suite's reference contracts: by default exp, log, sin and tanh on
 # torch-cuda and cupy, in kernel calls of 2^28 inputs. Writes f32-sweep.json and f32-sweep.md
 # (inputs/second, worst ULP with its input, settled elements, bandwidth of the natural kernel)
-# under $OUT (default judge-audit/f32-sweep), with the audit report and its table of F32 sweeps.
+# under $OUT (default reports/out/f32-sweep), with the audit report and its table of F32 sweeps.
 # Extra arguments go to `judge sweep` (e.g. --chunks 0,8 to sweep two chunks only).
 # BACKENDS=torch-cuda,cupy-direct calls cupy's ufuncs directly (backends/cupy_direct.py) where
 # the cupy adapter cannot be loaded.
@@ -21,7 +21,7 @@ for pair in yaml:pyyaml click:click; do
     fi
 done
 
-OUT=${OUT:-judge-audit/f32-sweep}
+OUT=${OUT:-reports/out/f32-sweep}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/gpu.csv" 2>&1 || true
 "$PY" - <<'PY' > "$OUT/environment.txt" 2>&1 || true

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 CONFORMING = ("pass", "xfail", "unsupported")
-DEFAULT_OUT = "judge-audit"
+DEFAULT_OUT = "reports/out"  # SPEC §2: audits write under reports/ (git-ignored)
 PROFILES = ("dev", "ci", "nightly")
 
 

@@ -30,7 +30,6 @@ def write_audit(run: AuditRun, out_dir: str | Path) -> dict[str, Path]:
         record.save(paths["cases"])
     tables.write_samples(run.ulp_samples, paths["samples.npz"])
     from judge.reports.cost import load_measured
-
     from judge.reports.f32_sweeps import FILE, load_sweeps
 
     cost = load_measured(out / "measured-cost.json")  # written by ``judge measure``, if it ran

@@ -9,7 +9,6 @@ throughput end to end beside the natural kernel's own. ``judge sweep --out DIR``
 from __future__ import annotations
 
 import json
-from html import escape
 from pathlib import Path
 
 FILE = "f32-sweeps.json"
@@ -44,17 +43,15 @@ def _rate(v) -> str:
     return "" if v is None else f"{v:.3g}/s"
 
 
-def sweeps_section(records: list[dict]) -> str:
-    head = ("kernel", "backend", "verdict", "inputs", "ulp max", "at", "ulp-real max", "at",
-            "bound", "over bound", "end to end", "kernel alone", "path")
+def sweeps_view(records: list[dict]) -> list[dict]:
+    """The table's rows, in kernel × backend order: {"verdict", "cells"}."""
     rows = []
     for r in sorted(records, key=lambda r: (r["kernel"], r["backend"])):
         cells = (r["kernel"], r["backend"], r["verdict"], f"{r['cases']:,}", f"{r.get('ulp_max')}",
-                 r.get("worst_ulp_input", ""), f"{r.get('ulp_real_max')}", r.get("worst_real_input", ""),
-                 f"{r.get('bound_ulp')}", f"{r.get('over_bound', 0):,}",
-                 _rate(r.get("inputs_per_s")), _rate(r.get("kernel_elems_per_s")),
+                 r.get("worst_ulp_input", ""), f"{r.get('ulp_real_max')}",
+                 r.get("worst_real_input", ""), f"{r.get('bound_ulp')}",
+                 f"{r.get('over_bound', 0):,}", _rate(r.get("inputs_per_s")),
+                 _rate(r.get("kernel_elems_per_s")),
                  "on device" if r.get("resident") else "through host")
-        tds = "".join(f"<td>{escape(str(c))}</td>" for c in cells)
-        rows.append(f'<tr class="v-{escape(r["verdict"])}">{tds}</tr>')
-    ths = "".join(f"<th>{escape(h)}</th>" for h in head)
-    return f"<table><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        rows.append({"verdict": r["verdict"], "cells": [str(c) for c in cells]})
+    return rows

@@ -70,7 +70,7 @@ def test_outputs_and_progress(measured):
     out, doc, output = measured
     assert "measured-cost.json" in output and (out / "cost.html").is_file()
     page = (out / "cost.html").read_text()
-    assert page.count('<svg class="cost-plot"') == 3 + 2  # a roofline per backend, time per kernel
+    assert page.count('<svg class="plot cost-plot"') == 3 + 2  # a roofline per backend, time per kernel
     for e in doc["entries"]:
         sizes = e["sizes"]
         assert [s["n"] for s in sizes] == [2**k for k in range(8, 18)]

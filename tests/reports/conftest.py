@@ -116,3 +116,11 @@ kernel_revision_hash: auto
 def neg_fkc():
     """``neg_fkc(kernel=..., blurb=...)``: the text of a one-block contract file."""
     return lambda kernel="neg_selftest", blurb="Neg.": NEG_FKC.format(kernel=kernel, blurb=blurb)
+
+
+@pytest.fixture
+def chromium():
+    """Headless Chromium for the browser checks (``report_browser.find_chromium``)."""
+    from report_browser import find_chromium
+
+    return find_chromium()

@@ -73,9 +73,9 @@ def test_audit_of_a_conforming_backend_exits_0(workspace):
     res = judge_cli(workspace, *AUDIT, "--backend", "selftest-neg")
     assert res.returncode == 0, res.stderr
     assert "| selftest-neg | 1 | 0 | 0 | 0 | 0 | 1 |" in res.stdout
-    out = workspace / "judge-audit"
+    out = workspace / "reports" / "out"
     for name in ("results.parquet", "results.csv", "results.json", "summary.md", "report.html"):
-        assert (out / name).is_file() and f"{name}: {out.name}/{name}" in res.stdout
+        assert (out / name).is_file() and f"{name}: reports/out/{name}" in res.stdout
     rows = json.loads((out / "results.json").read_text())["rows"]
     assert [(r["kernel"], r["backend"], r["verdict"]) for r in rows] == [
         ("neg_selftest", "selftest-neg", "pass")]
@@ -109,15 +109,15 @@ def test_a_named_unavailable_backend_exits_2_with_the_reason(workspace):
     res = judge_cli(workspace, *AUDIT, "--backend", "selftest-away")
     assert res.returncode == 2
     assert "the self-test device is switched off" in res.stderr
-    assert not (workspace / "judge-audit").exists()
+    assert not (workspace / "reports").exists()
 
 
 def test_unavailable_backends_are_listed_when_auditing_all(workspace):
     res = judge_cli(workspace, *AUDIT)
     assert "unavailable: selftest-away: the self-test device is switched off" in res.stderr
-    meta = json.loads((workspace / "judge-audit" / "results.json").read_text())["meta"]
+    meta = json.loads((workspace / "reports" / "out" / "results.json").read_text())["meta"]
     assert meta["unavailable"]["selftest-away"] == "the self-test device is switched off"
-    summary = (workspace / "judge-audit" / "summary.md").read_text()
+    summary = (workspace / "reports" / "out" / "summary.md").read_text()
     assert "- `selftest-away`: the self-test device is switched off" in summary
 
 

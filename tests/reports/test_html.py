@@ -39,7 +39,7 @@ def test_heatmap_shows_worst_verdict_and_worst_ulp(page):
 
 def test_histograms_per_kernel_and_dtype(page):
     hist = page[page.index('<section id="histograms">'):page.index('<section id="determinism">')]
-    assert hist.count('<svg class="hist"') == 2  # exp_f32 F32 and sum_reduce_cpu BF16
+    assert hist.count('<svg class="plot hist"') == 2  # exp_f32 F32 and sum_reduce_cpu BF16
     assert "exp_f32 · F32 · Cpu" in hist and "sum_reduce_cpu · BF16 · Cpu" in hist
     # relu's samples are all exactly 0 ulp: listed, not plotted
     assert "1 kernel/dtype pairs with every sample at 0 ulp" in hist
@@ -99,14 +99,16 @@ def test_text_is_escaped(audit_run):
 
 
 def test_a_plot_that_cannot_be_drawn_says_so_and_the_rest_renders(audit_run, monkeypatch):
+    from markupsafe import Markup
+
     import judge.reports.html as html
 
     def broken(samples, *, title, bound_ulp=None):
         if title.startswith("exp_f32"):
             raise ValueError("bad range")
-        return "<svg class=\"hist\"></svg>"
+        return Markup('<svg class="plot hist"></svg>')
 
     monkeypatch.setattr(html, "ulp_histogram_svg", broken)
     page = render_report(audit_run)
     assert "The histogram of exp_f32 · F32 · Cpu could not be drawn: ValueError: bad range" in page
-    assert page.count('<svg class="hist"') == 1
+    assert page.count('<svg class="plot hist"') == 1

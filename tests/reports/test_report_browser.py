@@ -1,50 +1,35 @@
-"""report.html in a real browser: headless Chromium loads it offline, with no console errors,
-and renders the scoreboard and the histograms.
-
-Needs Debian's ``chromium`` package. Without it these tests skip and say so, except under
-``CI=true``, where a missing browser is a failure (CI installs it).
+"""report.html in a real browser: headless Chromium, networking off, loads it with no console
+errors and shows every section and every plot, the cost section and the F32 sweep table
+included when their files are there. The same look finds what a broken page or a broken
+template gets wrong: a missing section, an external URL, a missing asset, a hidden plot.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-from pathlib import Path
+import json
+import shutil
 
 import pytest
+from report_browser import browse, look, problems
+from report_inputs import f32_sweep_records, measured_cost_doc
 
-from judge.reports import write_audit
+from judge.reports import assets, write_audit
+from judge.reports.f32_sweeps import FILE, write_sweeps
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-    "--enable-logging=stderr", "--v=0",
-)
-# Chromium logs page console output as "INFO:CONSOLE..." and uncaught exceptions as "Uncaught".
-CONSOLE_LINE = re.compile(r":CONSOLE[:(]|Uncaught")
+CORE = ["scoreboard", "unavailable", "heatmap", "histograms", "determinism", "special-values",
+        "failing", "cases"]
 
 
-@pytest.fixture
-def chromium() -> Path:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {CHROMIUM} is missing: install it (apt-get install -y "
-                        "chromium) so the report is checked in a real browser")
-        pytest.skip(f"{CHROMIUM} is not installed (Debian package 'chromium'); "
-                    "the browser check of report.html did not run")
-    return CHROMIUM
+def full_audit(out):
+    """The fixture run's outputs with measured-cost.json and f32-sweeps.json beside them."""
+    out.mkdir(parents=True)
+    doc = measured_cost_doc()
+    from judge.measure.schema import validate
 
-
-def browse(chromium: Path, page: Path, profile: Path, *extra: str) -> tuple[str, list[str]]:
-    """Load ``page`` via file://; return (stdout, console error lines)."""
-    proc = subprocess.run(
-        [str(chromium), *FLAGS, f"--user-data-dir={profile}", *extra, page.resolve().as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, f"chromium exited {proc.returncode}: {proc.stderr[-2000:]}"
-    return proc.stdout, [ln for ln in proc.stderr.splitlines() if CONSOLE_LINE.search(ln)]
+    validate(doc)  # the same file judge measure writes
+    (out / "measured-cost.json").write_text(json.dumps(doc))
+    write_sweeps(f32_sweep_records(), out / FILE)
+    return doc
 
 
 def test_the_console_check_catches_script_errors(chromium, tmp_path):
@@ -54,23 +39,71 @@ def test_the_console_check_catches_script_errors(chromium, tmp_path):
     assert any('"c1"' in e for e in errors) and any("Uncaught Error: u1" in e for e in errors)
 
 
-def test_report_renders_without_console_errors(chromium, audit_run, tmp_path):
+def test_every_section_and_plot_shows_offline(chromium, audit_run, tmp_path):
+    full_audit(tmp_path / "audit")
     page = write_audit(audit_run, tmp_path / "audit")["report.html"]
-    dom, errors = browse(chromium, page, tmp_path / "profile", "--dump-dom")
-    assert errors == []
-    assert '<table class="scoreboard">' in dom
-    assert dom.count('<svg class="hist"') == 2
-    assert "exp_f32-torch-cpu-F32" in dom
+    seen = look(chromium, page, tmp_path)
+    # histograms: exp_f32 F32 and sum_reduce_cpu BF16; cost: a roofline per backend (2) and
+    # time against n for the one kernel
+    assert problems(seen, sections=[*CORE, "cost", "f32-sweeps"],
+                    plots={"histograms": 2, "cost": 3}) == []
+    assert '<table class="f32-sweeps">' in seen.dom and "torch-cuda" in seen.dom
+    assert "not measured: adapter raised RuntimeError: out of memory" in seen.dom
+    assert "exp_f32-torch-cpu-F32" in seen.dom
 
 
-def test_report_screenshot(chromium, audit_run, tmp_path):
+def test_the_look_catches_what_a_broken_page_gets_wrong(chromium, tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><link rel="stylesheet" href="https://cdn.example.com/a.css">'
+        '<style>.x { background: url(missing.png) }</style></head><body>'
+        '<section id="scoreboard"><h2>Scoreboard</h2><img src="http://10.1.2.3/p.png"></section>'
+        '<section id="cost" style="display: none"><h2>Cost</h2>'
+        '<svg width="100" height="50"><path d="M0 0L9 9"/><text>t</text></svg></section>'
+        '<section id="histograms"><h2>h</h2><svg width="0" height="0" id="d"></svg>'
+        '<p id="d">twice</p></section></body></html>')
+    found = "\n".join(problems(look(chromium, page, tmp_path),
+                               sections=["scoreboard", "cost", "histograms", "failing"],
+                               plots={"cost": 1, "histograms": 1}))
+    assert "section 'failing' is missing" in found
+    assert "section 'cost' is not shown" in found
+    assert "a plot in 'histograms' is not drawn" in found and "a plot in 'cost' is not drawn" in found
+    assert "the page fetched https://cdn.example.com/a.css" in found
+    assert "LINK href=https://cdn.example.com/a.css" in found
+    assert "IMG src=http://10.1.2.3/p.png" in found and "broken img" in found
+    assert "url(\"missing.png\")" in found
+    assert "duplicate id 'd'" in found
+
+
+@pytest.fixture
+def template_copy(tmp_path, monkeypatch):
+    """A copy of reports/ that the report is rendered from, to be broken by the test."""
+    folder = tmp_path / "reports-copy"
+    shutil.copytree(assets.checkout_dir(), folder)
+    assets.environment.cache_clear()
+    monkeypatch.setattr(assets, "checkout_dir", lambda: folder)
+    yield folder
+    assets.environment.cache_clear()
+
+
+def test_a_template_that_drops_a_section_or_reaches_out_is_caught(chromium, audit_run, tmp_path,
+                                                                  template_copy):
+    report = template_copy / "templates" / "report.html.j2"
+    text = report.read_text()
+    cost = '{% call section("cost", "Measured cost") %}'
+    assert cost in text
+    report.write_text(text.replace(cost, '<img src="https://cdn.example.com/logo.png">' + cost)
+                      .replace('{% include "sections/cost.html.j2" %}', ""))
+    full_audit(tmp_path / "audit")
     page = write_audit(audit_run, tmp_path / "audit")["report.html"]
-    shot = tmp_path / "report.png"
-    _, errors = browse(chromium, page, tmp_path / "profile", f"--screenshot={shot}",
-                       "--window-size=1400,2000")
-    assert errors == []
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1400, 2000)
-    assert len(data) > 20_000, "a blank page compresses to a few kB; the report is not blank"
+    found = problems(look(chromium, page, tmp_path), sections=[*CORE, "cost", "f32-sweeps"],
+                     plots={"histograms": 2, "cost": 3})
+    assert "section 'cost' shows 0 plots, expected 3" in found
+    assert "the page fetched https://cdn.example.com/logo.png" in found
+
+
+def test_a_template_that_inlines_a_missing_asset_fails_to_render(audit_run, tmp_path,
+                                                                 template_copy):
+    (template_copy / "static" / "report.css").unlink()
+    with pytest.raises(assets.ReportAssetsMissing, match="inlines 'report.css'"):
+        write_audit(audit_run, tmp_path / "audit")
