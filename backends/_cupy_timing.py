@@ -11,18 +11,6 @@ from __future__ import annotations
 from judge.measure.timed import TimedCall
 
 
-def resident(arg):
-    """``arg`` on the device as a plain array when it is contiguous from the start of its
-    buffer (what a dispatcher hands a kernel), else as the adapter's strided view."""
-    from backends.cupy_backend import upload
-
-    if arg.dtype == "BF16" or not arg.is_contiguous() or arg.base.size != arg.size:
-        return upload(arg)
-    import cupy
-
-    return cupy.asarray(arg.base).reshape(arg.shape)
-
-
 class CupyCall(TimedCall):
     clock = "cuda_event"
 

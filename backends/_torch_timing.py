@@ -87,17 +87,6 @@ class TorchCall(TimedCall):
         return allocated, "sum of torch CPU allocations during the call (torch.profiler)"
 
 
-def resident(torch, arg, device: str):
-    """``arg`` on the device; a plain tensor when it is contiguous from the start of its buffer
-    (what a dispatcher hands a kernel), else the adapter's strided view."""
-    from backends.torch_backend import to_device
-
-    tensor = to_device(torch, arg, device)
-    if arg.is_contiguous() and arg.base.size == arg.size and arg.size:
-        return tensor.contiguous().view(arg.shape)
-    return tensor
-
-
 def copy_call(torch, nbytes: int, device: str) -> TorchCall:
     src = torch.ones(nbytes, dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)

@@ -58,6 +58,15 @@ def to_host(torch, tensor, dtype: str):
     return tensor.numpy()
 
 
+def resident(torch, arg, device: str):
+    """``arg`` on the device; a plain tensor when it is contiguous from the start of its buffer
+    (what a dispatcher hands a kernel), else the adapter's strided view."""
+    tensor = to_device(torch, arg, device)
+    if arg.is_contiguous() and arg.base.size == arg.size and arg.size:
+        return tensor.contiguous().view(arg.shape)
+    return tensor
+
+
 class TorchBackend(Backend):
     """torch on one device (``cpu`` or ``cuda``)."""
 
@@ -121,7 +130,7 @@ class TorchBackend(Backend):
         import torch
 
         from backends._torch_ops import TORCH_TABLE, TorchEnv
-        from backends._torch_timing import TorchCall, resident
+        from backends._torch_timing import TorchCall
         from judge.formats import get_format
 
         op = make_op_call(contract, call)

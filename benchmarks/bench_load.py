@@ -20,7 +20,7 @@ def seeds() -> Path:
 
 
 def test_load_all_seed_files(benchmark, seeds):
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     result = benchmark(load_paths, [seeds])
     assert result.errors == [] and len(result.contracts) == 131
@@ -28,7 +28,7 @@ def test_load_all_seed_files(benchmark, seeds):
 
 
 def test_load_one_block(benchmark):
-    from judge.contracts import load_text
+    from judge.suite import load_text
 
     text = "```fkc\nkernel: k\nregistrable: false\nbackend: Cpu\n```\n"
     result = benchmark(load_text, text, "one.fkc.md")

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import judge
-from judge.contracts import load_paths
 from judge.profiles import get_profile
 from judge.runner import Item, run_item
+from judge.suite import load_paths
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "fuel"
 

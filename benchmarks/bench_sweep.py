@@ -49,7 +49,8 @@ def unary_op_kinds() -> list[str]:
 
 
 def reference_contracts():
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     loaded = load_paths([default_suite_path()])
     return [c for c in loaded.contracts if c.registrable and "reference-elementwise" in c.file]

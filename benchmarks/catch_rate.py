@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from judge.contracts import load_paths
     from judge.profiles import get_profile
     from judge.runner import Item, run_item
+    from judge.suite import load_paths
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)

@@ -115,11 +115,12 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true", help="torch-cpu on the host clock")
     args = parser.parse_args()
 
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
     from judge.measure.output import write_measured_cost
     from judge.measure.run import MeasureOptions, measure
     from judge.measure.sizes import parse_log2_range, size_range
     from judge.registry import default_registry
+    from judge.suite import load_paths
 
     lo, hi = parse_log2_range(args.sizes)
     sizes = size_range(lo, hi)

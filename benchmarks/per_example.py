@@ -26,10 +26,10 @@ AAT_TESTS = ("test_exp", "test_tanh", "test_add[add(x1, x2)]")
 
 
 def judge_side() -> dict[str, float]:
-    from judge.contracts import load_paths
     from judge.profiles import get_profile
     from judge.registry import default_registry
     from judge.runner import Item, run_item
+    from judge.suite import load_paths
 
     contracts = {(Path(c.file).name, c.kernel): c for c in load_paths([ROOT / "suites" / "fuel"]).contracts}
     backend = default_registry().load_all().handle("numpy")

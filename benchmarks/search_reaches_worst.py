@@ -32,7 +32,8 @@ def _judge(*args: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     import oracles
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", action="append", default=None)

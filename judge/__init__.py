@@ -11,9 +11,9 @@ _LAZY = {
     "Backend": "judge.api",
     "KernelCall": "judge.api",
     "TensorArg": "judge.api",
-    "register_backend": "judge.api",
+    "register_backend": "judge.registry",
     "ContractError": "judge.contracts.errors",
-    "load_contracts": "judge.contracts",
+    "load_contracts": "judge.suite",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -1,6 +1,7 @@
 """The plugin API (SPEC §5): what a backend adapter sees and implements.
 
 Everything a built-in backend uses is here, so an external backend has exactly the same powers.
+A backend is registered with ``judge.register_backend`` (``judge.registry``).
 """
 
 from __future__ import annotations
@@ -133,11 +134,3 @@ class Backend(abc.ABC):
 def is_resident(arg: TensorArg) -> bool:
     """Whether ``arg`` is a device-resident argument (see ``Backend.device_arrays``)."""
     return not isinstance(arg.base, np.ndarray)
-
-
-def register_backend(backend: Backend) -> Backend:
-    """Register a backend instance with the process-wide registry."""
-    from judge.registry import default_registry
-
-    default_registry().register(backend)
-    return backend

@@ -1,6 +1,7 @@
-"""Recorded cases: one generated kernel call, saved as ``cases/<case_id>.npz`` for ``judge repro``.
+"""Cases: one generated kernel call (``Case``, as the strategies draw it) and its record
+(``CaseRecord``), saved as ``cases/<case_id>.npz`` for ``judge repro``.
 
-A case holds everything needed to rebuild the exact call: each input's base buffer (as raw bits),
+A record holds everything needed to rebuild the exact call: each input's base buffer (as raw bits),
 shape, element strides and offset, the op params, and which contract/backend/dtype it ran under.
 """
 
@@ -17,6 +18,29 @@ import numpy as np
 
 from judge.api import TensorArg
 from judge.formats import get_format
+from judge.layouts import LayoutRecipe
+
+
+@dataclass(frozen=True)
+class Case:
+    """One generated call: its operands as views, their logical values, layouts and op params."""
+
+    dtype: str  # the item's dtype
+    inputs: tuple[TensorArg, ...]  # as generated: possibly awkward views
+    values: tuple[np.ndarray, ...]  # each input's logical values, contiguous
+    recipes: tuple[LayoutRecipe, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self, names: tuple[str, ...]) -> str:
+        lines = []
+        for name, t, r in zip(names, self.inputs, self.recipes, strict=True):
+            lines.append(
+                f"  {name}: {t.dtype} shape={list(t.shape)} strides={list(t.strides)} "
+                f"offset={t.offset} ({r.describe()})"
+            )
+        if self.params:
+            lines.append(f"  params: {self.params}")
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ def changed_contracts(contracts: list, rev: str) -> list:
     A file absent at ``rev`` makes all its contracts changed; so does a file that no longer
     loads at ``rev`` (nothing to compare against). Raises ``GateError`` for an unknown revision.
     """
-    from judge.contracts import load_text
+    from judge.suite import load_text
 
     old: set[tuple[str, str]] = set()
     for file in sorted({c.file for c in contracts}):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import strategies as st
 
 from judge.api import TensorArg, contiguous_strides
 from judge.contracts.model import Layout
@@ -118,3 +119,44 @@ def materialize(t: TensorArg) -> TensorArg:
     """A contiguous copy, as Fuel's executor makes for a layout the kernel rejects."""
     data = t.to_array().reshape(-1).copy()
     return TensorArg(data, t.shape, contiguous_strides(t.shape), 0, t.dtype)
+
+
+@st.composite
+def layout_recipe(draw, shape: tuple[int, ...], layout: Layout | None = None) -> LayoutRecipe:
+    """Contiguous about a third of the time (and where shrinking leads); otherwise awkward.
+
+    Given the operand's layout flags, three awkward recipes in four keep to what the contract
+    accepts, so the kernel's own strided, stride-0 or offset paths are what most cases exercise;
+    the rest mix in rejected features, which the executor materialises (SPEC §4).
+    """
+    rank = len(shape)
+    if rank == 0 or 0 in shape or draw(st.integers(0, 2)) == 0:
+        return CONTIGUOUS
+    allow = {"strided": True, "broadcast_stride0": True, "start_offset": True, "reverse_strides": True}
+    if layout is not None and not layout.contiguous_required and layout.accepts_any_awkward \
+            and draw(st.integers(0, 3)) != 3:
+        allow = {f: getattr(layout, f) for f in allow}
+    wide = [a for a, s in enumerate(shape) if s > 1]
+    perm = tuple(draw(st.permutations(range(rank)))) if allow["strided"] else ()
+    steps = tuple(draw(st.sampled_from((1, 1, 2))) for _ in range(rank)) if allow["strided"] else ()
+    broadcast = frozenset(a for a in wide if allow["broadcast_stride0"] and draw(st.integers(0, 3)) == 0)
+    offset = draw(st.sampled_from((0, 0, 1, 3))) if allow["start_offset"] else 0
+    reverse = frozenset(a for a in wide if allow["reverse_strides"] and a not in broadcast
+                        and draw(st.integers(0, 3)) == 0)
+    recipe = LayoutRecipe(perm=perm, steps=steps, broadcast=broadcast, offset=offset, reverse=reverse)
+    if recipe.describe() == "contiguous":
+        recipe = _one_feature(shape, wide, allow) or recipe
+    return recipe
+
+
+def _one_feature(shape: tuple[int, ...], wide: list[int], allow: dict[str, bool]) -> LayoutRecipe | None:
+    """Every feature drew its plain value: use the first allowed one that changes the memory walk."""
+    if wide and allow["strided"]:
+        return LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(len(shape))))
+    if wide and allow["broadcast_stride0"]:
+        return LayoutRecipe(broadcast=frozenset(wide[:1]))
+    if allow["start_offset"]:
+        return LayoutRecipe(offset=1)
+    if wide and allow["reverse_strides"]:
+        return LayoutRecipe(reverse=frozenset(wide[:1]))
+    return None

@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from judge.cases import Case
 from judge.formats import get_format
-from judge.layouts import build_view, storage_shape
+from judge.layouts import build_view, layout_recipe, storage_shape
 
 PATTERNS = ("equal", "large_then_small", "random", "cancelling")
 EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
@@ -47,8 +48,6 @@ def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value
 @st.composite
 def long_row_case(draw, contract, opdef, dtypes: tuple[str, ...], longest: int):
     """A case of one long row (or two, side by side) reduced along it, contiguous or not."""
-    from judge.strategies import Case, layout_recipe
-
     lengths = tuple(n for n in (256, 512, 1024, 2048, 4096, 8192, 16384) if n <= longest)
     n = draw(st.sampled_from(lengths))
     pattern = draw(st.sampled_from(PATTERNS))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 _WORKER: dict = {}  # what a worker process judges with (set by _start_worker)
@@ -83,6 +83,8 @@ class Setup:
     profile: object
     seed: int
     expectations: object
+    judge: Callable  # (setup, task) -> the judged item's result; module level, so it pickles
+    died: Callable  # (setup, task) -> the result of an item whose harness worker died twice
     gpus: tuple[str, ...] = ()
 
 
@@ -111,7 +113,7 @@ def run_items(setup: Setup, tasks: list[Task], jobs: int) -> Iterator[tuple[int,
                     yield task.index, future.result()
                 except cf.process.BrokenProcessPool:
                     if task.index in broken_once:
-                        yield task.index, _harness_died(setup, task)
+                        yield task.index, setup.died(setup, task)
                     else:
                         broken_once.add(task.index)
                         retry.append(task)
@@ -119,7 +121,7 @@ def run_items(setup: Setup, tasks: list[Task], jobs: int) -> Iterator[tuple[int,
 
 
 def _serial(setup: Setup, tasks: list[Task]) -> Iterator[tuple[int, object]]:
-    _WORKER.update(setup=setup, backends=setup.backends)
+    _WORKER.update(setup=setup)
     for task in tasks:
         yield task.index, _judge(task)
 
@@ -128,23 +130,9 @@ def _start_worker(setup: Setup, slots) -> None:
     slot = slots.get()
     if setup.gpus:  # before any sandbox starts: they inherit it
         os.environ["CUDA_VISIBLE_DEVICES"] = setup.gpus[slot % len(setup.gpus)]
-    _WORKER.update(setup=setup, backends=setup.backends)
+    _WORKER.update(setup=setup)
 
 
 def _judge(task: Task):
-    from judge.runner import Item, run_item
-
     setup = _WORKER["setup"]
-    item = Item(setup.contracts[task.contract], _WORKER["backends"][task.backend], task.dtype)
-    return run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations)
-
-
-def _harness_died(setup: Setup, task: Task):
-    """The row of an item whose harness worker died twice (not its kernel: that has a sandbox)."""
-    from judge.runner import Item, ItemResult, empty_row
-
-    item = Item(setup.contracts[task.contract], setup.backends[task.backend], task.dtype)
-    row = empty_row(item, setup.seed)
-    row.verdict = "error"
-    row.reason = "the harness worker judging this item died twice (out of memory?)"
-    return ItemResult(row, message=f"{item.nodeid}: {row.reason}")
+    return setup.judge(setup, task)

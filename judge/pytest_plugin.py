@@ -127,8 +127,8 @@ def pytest_collect_file(file_path: Path, parent):
 
 class ContractFile(pytest.File):
     def collect(self):
-        from judge.contracts import load_paths
         from judge.runner import plan_items
+        from judge.suite import load_paths
 
         state = self.config.stash[_STATE]
         rel = os.path.relpath(self.path, self.config.rootpath)

@@ -161,6 +161,12 @@ class Registry:
         )
 
 
+def register_backend(backend: Backend) -> Backend:
+    """Register a backend instance with the process-wide registry (``judge.register_backend``)."""
+    default_registry().register(backend)
+    return backend
+
+
 def _register_loaded(obj) -> None:
     reg = default_registry()
     if isinstance(obj, Backend):

@@ -354,6 +354,21 @@ def plan_items(contracts, backends, *, cross: bool = False):
                 yield contract, backend, dtype, ok
 
 
+def judge_task(setup, task) -> ItemResult:
+    """One ``judge.parallel.Task``: the item it names, judged."""
+    item = Item(setup.contracts[task.contract], setup.backends[task.backend], task.dtype)
+    return run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations)
+
+
+def harness_died(setup, task) -> ItemResult:
+    """The row of an item whose harness worker died twice (not its kernel: that has a sandbox)."""
+    item = Item(setup.contracts[task.contract], setup.backends[task.backend], task.dtype)
+    row = empty_row(item, setup.seed)
+    row.verdict = "error"
+    row.reason = "the harness worker judging this item died twice (out of memory?)"
+    return ItemResult(row, message=f"{item.nodeid}: {row.reason}")
+
+
 def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectations: Expectations | None = None,
               progress=None, cross: bool = False, unavailable: dict[str, str] | None = None,
               jobs: int = 1, shard=None) -> AuditRun:
@@ -378,7 +393,8 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
         else:
             tasks.append(Task(i, used_contracts.index(contract), backends.index(backend), dtype))
     gpus = visible_gpus() if any(b.device == "cuda" for b in backends) else ()
-    setup = Setup(tuple(used_contracts), tuple(backends), profile, seed, expectations, gpus)
+    setup = Setup(tuple(used_contracts), tuple(backends), profile, seed, expectations,
+                  judge=judge_task, died=harness_died, gpus=gpus)
     for i, res in run_items(setup, tasks, jobs):
         rows[i], results[i] = res.row, res
         if progress is not None:
@@ -398,8 +414,8 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     """Re-run one recorded case in a sandbox: returns (verdict, message), verdict pass | fail |
     xfail | error (the case crashed or hung its worker)."""
     import oracles
-    from judge.contracts import load_paths
     from judge.registry import default_registry
+    from judge.suite import load_paths
 
     source = contracts_path or record.file
     if contracts_path is None and not Path(source).exists():

@@ -8,21 +8,17 @@ are generated too and left to the executor to materialise) and values biased to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
 
-from judge.api import TensorArg
-from judge.contracts.model import Contract, InputSpec, Layout
+from judge.cases import Case
+from judge.contracts.model import Contract, InputSpec
 from judge.formats import get_format
-from judge.layouts import CONTIGUOUS, LayoutRecipe, build_view, storage_shape
+from judge.layouts import build_view, layout_recipe, storage_shape
 from judge.values import POISON_BITS, value_array
 
-# Families whose result is undefined on an empty reduction (no identity element).
-_NONEMPTY_FAMILIES = {"argreduce", "reduce_to_backward"}
-_NONEMPTY_OPS = {"MaxReduce", "MinReduce", "MeanReduce", "ReduceMaxTo"}
 _BROADCASTING_FAMILIES = {"binary", "compare", "where"}
 
 
@@ -39,26 +35,6 @@ class Budget:
     max_side: int = 5
     max_elements: int = 48
     long_row: int = 4096
-
-
-@dataclass(frozen=True)
-class Case:
-    dtype: str  # the item's dtype
-    inputs: tuple[TensorArg, ...]  # as generated: possibly awkward views
-    values: tuple[np.ndarray, ...]  # each input's logical values, contiguous
-    recipes: tuple[LayoutRecipe, ...]
-    params: dict[str, Any] = field(default_factory=dict)
-
-    def describe(self, names: tuple[str, ...]) -> str:
-        lines = []
-        for name, t, r in zip(names, self.inputs, self.recipes, strict=True):
-            lines.append(
-                f"  {name}: {t.dtype} shape={list(t.shape)} strides={list(t.strides)} "
-                f"offset={t.offset} ({r.describe()})"
-            )
-        if self.params:
-            lines.append(f"  params: {self.params}")
-        return "\n".join(lines)
 
 
 def input_dtypes(contract: Contract, dtype: str) -> tuple[str, ...]:
@@ -100,16 +76,12 @@ def _broadcast_operand(draw, out: tuple[int, ...], spec: InputSpec) -> tuple[int
     return tuple(shape)
 
 
-def _nonempty(contract: Contract, family: str) -> bool:
-    return family in _NONEMPTY_FAMILIES or contract.op_kind in _NONEMPTY_OPS
-
-
 @st.composite
 def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[list[tuple[int, ...]], dict]:
     from oracles.params import draw_params
 
     family = opdef.family
-    nonempty = _nonempty(contract, family)
+    nonempty = opdef.nonempty
     primary = contract.inputs[0] if family != "where" else contract.inputs[1]
     lo, hi = _rank_bounds(primary, budget)
     if opdef.params == "single_dim":  # a dim in 0..rank needs rank >= 1
@@ -127,47 +99,6 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
         else:
             shapes.append(shape)
     return shapes, params
-
-
-@st.composite
-def layout_recipe(draw, shape: tuple[int, ...], layout: Layout | None = None) -> LayoutRecipe:
-    """Contiguous about a third of the time (and where shrinking leads); otherwise awkward.
-
-    Given the operand's layout flags, three awkward recipes in four keep to what the contract
-    accepts, so the kernel's own strided, stride-0 or offset paths are what most cases exercise;
-    the rest mix in rejected features, which the executor materialises (SPEC §4).
-    """
-    rank = len(shape)
-    if rank == 0 or 0 in shape or draw(st.integers(0, 2)) == 0:
-        return CONTIGUOUS
-    allow = {"strided": True, "broadcast_stride0": True, "start_offset": True, "reverse_strides": True}
-    if layout is not None and not layout.contiguous_required and layout.accepts_any_awkward \
-            and draw(st.integers(0, 3)) != 3:
-        allow = {f: getattr(layout, f) for f in allow}
-    wide = [a for a, s in enumerate(shape) if s > 1]
-    perm = tuple(draw(st.permutations(range(rank)))) if allow["strided"] else ()
-    steps = tuple(draw(st.sampled_from((1, 1, 2))) for _ in range(rank)) if allow["strided"] else ()
-    broadcast = frozenset(a for a in wide if allow["broadcast_stride0"] and draw(st.integers(0, 3)) == 0)
-    offset = draw(st.sampled_from((0, 0, 1, 3))) if allow["start_offset"] else 0
-    reverse = frozenset(a for a in wide if allow["reverse_strides"] and a not in broadcast
-                        and draw(st.integers(0, 3)) == 0)
-    recipe = LayoutRecipe(perm=perm, steps=steps, broadcast=broadcast, offset=offset, reverse=reverse)
-    if recipe.describe() == "contiguous":
-        recipe = _one_feature(shape, wide, allow) or recipe
-    return recipe
-
-
-def _one_feature(shape: tuple[int, ...], wide: list[int], allow: dict[str, bool]) -> LayoutRecipe | None:
-    """Every feature drew its plain value: use the first allowed one that changes the memory walk."""
-    if wide and allow["strided"]:
-        return LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(len(shape))))
-    if wide and allow["broadcast_stride0"]:
-        return LayoutRecipe(broadcast=frozenset(wide[:1]))
-    if allow["start_offset"]:
-        return LayoutRecipe(offset=1)
-    if wide and allow["reverse_strides"]:
-        return LayoutRecipe(reverse=frozenset(wide[:1]))
-    return None
 
 
 @st.composite
@@ -200,7 +131,6 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
 def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget()) -> Case:
     """One generated case for ``contract`` at fan dtype ``dtype``."""
     import oracles
-
     from judge.long_rows import accumulates, long_row_case
 
     opdef = oracles.get(contract.op_kind)

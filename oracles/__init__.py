@@ -13,7 +13,8 @@ Public API (used by ``judge``):
 
 from __future__ import annotations
 
-from oracles.opdef import OpDef, OracleOutput
+from oracles.opdef import OpDef
+from oracles.output import OracleOutput
 
 __all__ = ["OpDef", "OracleOutput", "evaluate", "get", "op_kinds", "semantic_defaults"]
 

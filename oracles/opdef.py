@@ -1,4 +1,4 @@
-"""The shape of one oracle table entry and of its results."""
+"""The shape of one oracle table entry."""
 
 from __future__ import annotations
 
@@ -8,31 +8,7 @@ from typing import Any
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class OracleOutput:
-    """One output of an oracle evaluation.
-
-    expected: correctly rounded result, output shape, numpy dtype of the output format
-        (ml_dtypes.bfloat16 for BF16, bool for BOOL, uint32 for U32).
-    exact: object array (same shape) of the exact real value of each element (``Fraction``
-        or high-precision ``mpmath.mpf``), or None per element where the exact result is NaN,
-        ±inf or the output is not a float format. None for the whole array when not applicable.
-    terms: reductions only: object array (same shape) of ``(count, abs_sum)`` with ``abs_sum``
-        the exact ``Fraction`` Σ|x_i| over the elements folded into that output (for SPEC §4's
-        derived reduction bound). None otherwise.
-    acc_format: reductions only: the accumulator format name the bound uses ("F32" for half
-        inputs, the input format otherwise).
-    admitted: object array (same shape) of tuples of further results the contract admits for
-        that element (Python floats; a NaN admits any NaN), e.g. either zero of an equal pair
-        under unordered zeros (``oracles.edges``); None where every element has one result.
-    """
-
-    expected: np.ndarray
-    exact: np.ndarray | None = None
-    terms: np.ndarray | None = None
-    acc_format: str | None = None
-    admitted: np.ndarray | None = None
+from oracles.output import OracleOutput
 
 
 @dataclass(frozen=True)
@@ -62,6 +38,8 @@ class OpDef:
         (every pair of the documented value grid); None where it is not swept.
     f64_reference: (torch function evaluated in F64, the F64 max ulp CUDA documents for it) for
         exhaustive F32 sweeps on a GPU, which certify that reference; None where there is none.
+    nonempty: the result of an empty reduction is undefined (no identity element: extrema,
+        arg-extrema, a mean, a max's backward), so generated cases never reduce an empty axis.
     """
 
     op_kind: str
@@ -77,6 +55,7 @@ class OpDef:
     reduction_bound: str | None = None
     sweep_inputs: str | None = None
     f64_reference: tuple[str, int] | None = None
+    nonempty: bool = False
 
     def __post_init__(self):  # the certified vectorised fast path of SPEC §6 (oracles.fast)
         from oracles.fast import accelerate

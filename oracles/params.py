@@ -1,4 +1,5 @@
-"""Op-param generators, keyed by ``OpDef.params``. Each draws params for given input shapes.
+"""Op-param generators, keyed by ``OpDef.params``. Each draws params for given input shapes;
+``example_params`` gives one fixed, benign set (for hand-built calls such as adapter smoke tests).
 
 A generator knows the OpKind family's param semantics; the contract's parsed field constraints
 (``== 1.0``, ``>= min``) are honoured on top. Values for float params are drawn exactly
@@ -100,3 +101,27 @@ def draw_params(key: str, draw, shape: tuple[int, ...], fields: OpParams, *, non
     except KeyError:
         raise KeyError(f"no op-param generator {key!r} (known: {', '.join(GENERATORS)})") from None
     return gen(draw, shape, fields, nonempty)
+
+
+# One benign param set per generator for an input of ``shape`` (rank >= 1): the last axis reduced,
+# a reduce-to keeping the last axis (its backward keeping the first), mid-range scalars.
+EXAMPLES: dict[str, Callable[[tuple[int, ...]], dict[str, Any]]] = {
+    "none": lambda shape: {},
+    "reduce_dims": lambda shape: {"dims": [len(shape) - 1], "keepdim": False},
+    "single_dim": lambda shape: {"dims": [len(shape) - 1], "keepdim": False},
+    "reduce_to": lambda shape: {"input_shape": list(shape), "output_shape": [1, *shape[1:]]},
+    "reduce_to_backward": lambda shape: {"input_shape": list(shape),
+                                         "output_shape": [*shape[:-1], 1]},
+    "affine": lambda shape: {"mul": 2.0, "add": 0.5},
+    "clamp": lambda shape: {"min": -1.0, "max": 2.0},
+    "powi": lambda shape: {"exp": 3},
+}
+
+
+def example_params(key: str, shape: tuple[int, ...]) -> dict[str, Any]:
+    """The fixed example params of generator ``key`` for a primary input of ``shape``."""
+    try:
+        example = EXAMPLES[key]
+    except KeyError:
+        raise KeyError(f"no op-param generator {key!r} (known: {', '.join(EXAMPLES)})") from None
+    return example(shape)

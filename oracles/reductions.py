@@ -18,7 +18,7 @@ import numpy as np
 from judge.formats import dtype_name
 from oracles import arith, edges
 from oracles.families import float_output, out_format, output_spec, resolve_rule
-from oracles.opdef import OracleOutput
+from oracles.output import OracleOutput
 from oracles.rounding import float_spec, ints_to_array
 from oracles.shapes import as_floats, object_array, reduce_groups, reduce_to_dims
 

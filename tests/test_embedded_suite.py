@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from judge.contracts import load_paths
 from judge.contracts.model import SEMANTIC_VALUES, Contract
+from judge.suite import load_paths
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "suites" / "fuel"

@@ -105,7 +105,8 @@ def command(backends, contracts, profile, seed, plugins, out, cross, jobs, timeo
 
 def load_contracts(path: str | None):
     """Load contract files (default: the embedded suite); print contract errors to stderr."""
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     target = Path(path) if path else Path(default_suite_path())
     if not target.exists():

@@ -18,7 +18,7 @@ def command(paths: tuple[str, ...]) -> None:
     Prints every error and warning as FILE:LINE KERNEL FIELD: MESSAGE, then a summary.
     Exit 1 on any contract error, 2 when a path cannot be read.
     """
-    from judge.contracts.loader import load_paths
+    from judge.suite import load_paths
 
     try:
         result = load_paths(list(paths) or None)

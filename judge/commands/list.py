@@ -43,8 +43,8 @@ def command(contracts, backends, plugins, cross) -> None:
 
     One row per registrable contract x backend x dtype: "runs" or "unsupported: <reason>".
     """
-    from judge.contracts.loader import load_paths
     from judge.registry import BackendSelectionError, default_registry
+    from judge.suite import load_paths
 
     try:
         result = load_paths(list(contracts) or None)

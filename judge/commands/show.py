@@ -24,7 +24,7 @@ def command(kernel: str, contracts: tuple[str, ...], as_json: bool) -> None:
     includes the derived NaN, tie, rounding and remainder rules and the source of each.
     """
     from judge.contracts.describe import describe, tree_json
-    from judge.contracts.loader import load_paths
+    from judge.suite import load_paths
 
     try:
         result = load_paths(list(contracts) or None)

@@ -1,8 +1,11 @@
-"""FKC contracts: loading, the typed model, lint findings (SPEC §3, §4).
+"""FKC contracts: loading, the typed model, lint findings (SPEC §3, §4). Data only: this package
+never imports ``oracles``; the Judge loads contracts through ``judge.suite``, which hands in each
+OpKind's default semantic rules.
 
 Light to import: the loader and its dependencies (PyYAML) load on first use.
 
-- ``load_paths(paths) -> LoadResult``; ``load_file(path)``; ``load_text(text, filename)``
+- ``load_paths(paths, *, defaults_for) -> LoadResult``; ``load_file(path, *, defaults_for)``;
+  ``load_text(text, filename, *, defaults_for)``
 - ``find_contract_files(paths)``; ``default_suite_path()``
 - ``ContractError``, ``LintWarning`` (``judge.contracts.errors``)
 - the model classes (``judge.contracts.model``)
@@ -21,14 +24,7 @@ _LAZY = {
     "default_suite_path": "judge.contracts.loader",
 }
 
-__all__ = ["ContractError", "LintWarning", "load_contracts", *sorted(_LAZY)]
-
-
-def load_contracts(paths=None):
-    """Alias of ``load_paths`` (re-exported as ``judge.load_contracts``)."""
-    from judge.contracts.loader import load_paths
-
-    return load_paths(paths)
+__all__ = ["ContractError", "LintWarning", *sorted(_LAZY)]
 
 
 def __getattr__(name: str):

@@ -38,7 +38,7 @@ from judge.contracts.model import (
 )
 from judge.contracts.params import parse_constraint, unknown_parts
 from judge.contracts.schema import BLOCK, LAYOUT_FLAGS, Node
-from judge.contracts.semantics import derive, oracle_defaults
+from judge.contracts.semantics import derive
 from judge.formats import FORMATS
 
 DETERMINISM = ("bitwise", "same_hardware_bitwise", "nondeterministic")
@@ -47,6 +47,10 @@ AWKWARD_LAYOUT_STRATEGIES = ("requires_contiguous", "handles_strided")
 PARAM_ALIASES = {"out_shape": "output_shape", "in_shape": "input_shape"}
 REDUCE_BY = ("dims", "output_shape")
 PARAM_KINDS = ("Vec<usize>", "bool", "f32", "f64", "i32", "i64", "u32", "usize")
+
+#: The OpKind's default semantic rules, or None where the oracle does not define the OpKind
+#: (``judge.suite`` hands in ``oracles.semantic_defaults``: this package never imports it).
+DefaultsFor = Callable[[str], Mapping[str, str] | None]
 
 _RANK_RANGE = re.compile(r"^(\d+)\.\.=(\d+)$")
 _SHAPE_REF = re.compile(r"^(same_as|broadcast_to)=([A-Za-z_]\w*)$")
@@ -122,7 +126,7 @@ def build_contract(
     kernel_hint: str | None,
     suite: str = "",
     section: str = "",
-    defaults_for: Callable[[str | None], Mapping[str, str] | None] | None = None,
+    defaults_for: DefaultsFor,
 ) -> tuple[Contract | None, Findings]:
     raw = dict(parsed.tree)
     kernel = raw.get("kernel")
@@ -212,7 +216,7 @@ class _Builder:
             return None
         if revision in (None, "auto"):
             revision = revision_hash(t, self.provider.revision_base)
-        defaults = oracle_defaults(op_kind, self.defaults_for) if op_kind else None
+        defaults = self.defaults_for(op_kind) if op_kind else None
         if registrable and op_kind and defaults is None:
             self.f.warn(("op_kind",), f"the oracle has no definition for OpKind {op_kind!r}; "
                                       "the Judge cannot run this contract")

@@ -2,7 +2,8 @@
 edge rules (sign of zero in extrema and clamp, the start of an extremum fold, summation order).
 
 Each rule is decided, in this order, by the block's ``semantics:`` mapping, a recognised phrase
-in ``blurb``, then in ``precision.notes``, then the OpKind's default in ``oracles``; else it is
+in ``blurb``, then in ``precision.notes``, then the OpKind's default (handed in by the caller:
+``judge.suite`` joins in the oracle's; this package never imports ``oracles``); else it is
 ``unspecified``. The phrase vocabulary is the table below: one entry per phrase, tried in table
 order, so a more specific phrase is listed before a more general one (relu's "NaN > 0 is false"
 before "NaN passes through"; "NaN-propagating" before "NaN-as-missing", because notes that were
@@ -12,7 +13,7 @@ corrected still mention the old claim).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -94,7 +95,7 @@ def derive(
     defaults: Mapping[str, str] | None,
 ) -> Semantics:
     """The four rules with their sources. ``declared`` values are assumed validated;
-    ``defaults`` are the OpKind's (``oracle_defaults``), None when it has none."""
+    ``defaults`` are the OpKind's, None when it has none."""
     rules: dict[str, Rule] = {}
     for key in RULE_KEYS:
         rules[key] = _decide(key, declared or {}, blurb, notes, defaults)
@@ -112,18 +113,3 @@ def _decide(key, declared, blurb, notes, defaults) -> Rule:
     if value is not None:
         return Rule(str(value), "default", "oracles default for the OpKind")
     return Rule("unspecified", "unspecified", "")
-
-
-def oracle_defaults(
-    op_kind: str | None,
-    defaults_for: Callable[[str | None], Mapping[str, str] | None] | None = None,
-) -> Mapping[str, str] | None:
-    """The OpKind's default rules from ``oracles`` (None: the oracle does not define it)."""
-    if defaults_for is None:
-        import oracles
-
-        defaults_for = oracles.semantic_defaults
-    try:
-        return defaults_for(op_kind)
-    except KeyError:
-        return None

@@ -46,13 +46,11 @@ import contextlib
 import os
 import threading
 
+from oracles.fast.errors import FastPathMismatch
+
 __all__ = ["FastPathMismatch", "accelerate", "covered", "disabled", "pure"]
 
 _state = threading.local()
-
-
-class FastPathMismatch(AssertionError):
-    """The run-time cross-check found a certified element that differs from the pure path."""
 
 
 def covered() -> frozenset[str]:

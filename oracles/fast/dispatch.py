@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from oracles.fast import FastPathMismatch
 from oracles.fast.certify import certify
+from oracles.fast.errors import FastPathMismatch
 from oracles.fast.kernels import KERNELS
-from oracles.opdef import OracleOutput
+from oracles.output import OracleOutput
 
 FORMATS = ("F32", "F16", "BF16")
 CROSS_CHECK = 16  # at most this many certified elements per call re-evaluated by the pure path:

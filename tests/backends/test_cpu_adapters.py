@@ -16,8 +16,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+import sample_calls
 
-from backends import _samples
 from backends.numpy_backend import NumpyBackend
 from backends.torch_backend import TorchBackend
 from judge.api import KernelCall, TensorArg, contiguous_strides
@@ -30,7 +30,7 @@ CPU_BACKENDS = {"numpy": NumpyBackend(), "torch-cpu": TorchBackend("torch-cpu", 
 
 @cache
 def suite():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths(None)
     assert not loaded.errors, loaded.errors
@@ -60,7 +60,7 @@ def _max_to_backward(x, up, p):
     return np.where(mask, up / mask.sum(axis=1, keepdims=True), 0.0)
 
 
-# A float64 expectation per OpKind for the sample calls (benign values; axes as _samples sets).
+# A float64 expectation per OpKind for the sample calls (benign values; axes as sample_calls sets).
 EXPECT = {
     "NegElementwise": lambda x, p: -x,
     "ReluElementwise": lambda x, p: np.maximum(x, 0.0),
@@ -125,7 +125,7 @@ def expected_of(contract, call) -> np.ndarray:
 
 def check_against_expectation(backend, contract, dtype: str, layout: str) -> None:
     """Run one sample call and hold the adapter to the float64 expectation."""
-    call = _samples.sample_call(contract, dtype, layout)
+    call = sample_calls.sample_call(contract, dtype, layout)
     before = [t.base.copy() for t in call.inputs]
     (out,) = backend.run(contract, call)
     out = np.asarray(out)
@@ -149,7 +149,7 @@ def check_against_expectation(backend, contract, dtype: str, layout: str) -> Non
 
 def _cases():
     for c in suite():
-        layouts = _samples.LAYOUTS if c.handles_strided else ("contiguous",)
+        layouts = sample_calls.LAYOUTS if c.handles_strided else ("contiguous",)
         for dtype in c.dtype_fan:
             for layout in layouts:
                 yield pytest.param(c, dtype, layout, id=f"{c.file.rsplit('/', 1)[-1]}::{c.kernel}-{dtype}-{layout}")
@@ -233,10 +233,10 @@ def test_bf16_bits_cross_unchanged(backend_name):
 def test_index_and_mask_outputs_have_their_fixed_dtypes(backend_name):
     backend = CPU_BACKENDS[backend_name]
     argmax = contract("reduce.fkc.md", "argmax_dim_cpu")
-    (idx,) = backend.run(argmax, _samples.sample_call(argmax, "F32"))
+    (idx,) = backend.run(argmax, sample_calls.sample_call(argmax, "F32"))
     assert idx.dtype == np.uint32 and idx.tolist() == [2, 0]
     less = contract("elementwise-binary.fkc.md", "less_elementwise_cpu")
-    (mask,) = backend.run(less, _samples.sample_call(less, "BF16"))
+    (mask,) = backend.run(less, sample_calls.sample_call(less, "BF16"))
     assert mask.dtype == np.bool_
 
 
@@ -246,7 +246,7 @@ def test_strided_and_stride0_views_reach_the_library_uncopied_and_correct(backen
     c = contract("elementwise-binary.fkc.md", "add_elementwise_cuda")
     assert c.handles_strided
     for layout in ("strided", "broadcast"):
-        call = _samples.sample_call(c, "F32", layout)
+        call = sample_calls.sample_call(c, "F32", layout)
         assert not all(t.is_contiguous() for t in call.inputs)
         check_against_expectation(backend, c, "F32", layout)
 

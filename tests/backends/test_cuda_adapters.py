@@ -13,8 +13,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+import sample_calls
 
-from backends import _samples
 from backends.cupy_backend import CupyBackend
 from backends.numpy_backend import NumpyBackend
 from backends.torch_backend import TorchBackend
@@ -41,7 +41,7 @@ def cuda_backend(request):
 
 @cache
 def suite():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths(None)
     assert not loaded.errors, loaded.errors
@@ -61,7 +61,7 @@ def _cases():
         yield pytest.param(None, None, None, id="no-cuda", marks=pytest.mark.skip(reason=why))
         return
     for c in suite():
-        layouts = _samples.LAYOUTS if c.handles_strided else ("contiguous",)
+        layouts = sample_calls.LAYOUTS if c.handles_strided else ("contiguous",)
         for dtype in c.dtype_fan:
             for layout in layouts:
                 name = f"{c.file.rsplit('/', 1)[-1]}::{c.kernel}-{dtype}-{layout}"
@@ -69,7 +69,7 @@ def _cases():
 
 
 def _run(backend, contract, dtype, layout):
-    call = _samples.sample_call(contract, dtype, layout)
+    call = sample_calls.sample_call(contract, dtype, layout)
     before = [t.base.copy() for t in call.inputs]
     (out,) = backend.run(contract, call)
     for b, t in zip(before, call.inputs, strict=True):

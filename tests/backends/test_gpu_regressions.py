@@ -22,8 +22,9 @@ def _torch_cuda():
 
 def test_the_sweep_finds_cuda_expf_worst_case():
     _torch_cuda()
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
     from judge.registry import default_registry
+    from judge.suite import load_paths
     from judge.sweep.gpu_f32 import sweep_f32
 
     # The reference exp contract (correctly rounded F32 is 0 ulp from exact), judged across

@@ -21,8 +21,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+import sample_calls
 
-from backends import _samples
 from backends.kompute.adapter import KomputeBackend
 from backends.kompute.ops import OPS
 from judge.api import KernelCall, TensorArg, contiguous_strides
@@ -81,7 +81,7 @@ def kompute() -> KomputeBackend:
 
 @cache
 def vulkan_suite():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths(None)
     assert not loaded.errors, loaded.errors
@@ -90,7 +90,7 @@ def vulkan_suite():
 
 def _cases():
     for c in vulkan_suite():
-        layouts = _samples.LAYOUTS if c.handles_strided else ("contiguous",)
+        layouts = sample_calls.LAYOUTS if c.handles_strided else ("contiguous",)
         for dtype in c.dtype_fan:
             for layout in layouts:
                 yield pytest.param(c, dtype, layout,
@@ -134,7 +134,7 @@ def test_every_vulkan_contract_is_supported_for_every_dtype():
 
 @pytest.mark.parametrize(("contract_", "dtype", "layout"), list(_cases()))
 def test_contract_sample_matches_float64(kompute, contract_, dtype, layout):
-    call = _samples.sample_call(contract_, dtype, layout)
+    call = sample_calls.sample_call(contract_, dtype, layout)
     _check_call(kompute, contract_, call, dtype)
 
 

@@ -164,7 +164,8 @@ def test_list_unknown_backend_exits_2(suite, fake_registry):
 
 
 def test_find_contract_files_keeps_the_path_as_given(suite, monkeypatch):
-    from judge.contracts import find_contract_files, load_paths
+    from judge.contracts import find_contract_files
+    from judge.suite import load_paths
 
     monkeypatch.chdir(suite.parent)
     root = suite.name

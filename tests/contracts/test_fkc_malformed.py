@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from fkc_testing import ADD, REDUCE, fkc_file
 
-from judge.contracts import ContractError, load_text
+from judge.contracts import ContractError, loader
+from judge.suite import load_text
 
 FILE = "reduce.fkc.md"
 
 
 def load(*blocks: str, front: str = ""):
-    return load_text(fkc_file(*blocks, front=front), FILE, defaults_for=lambda op_kind: {})
+    return loader.load_text(fkc_file(*blocks, front=front), FILE, defaults_for=lambda op_kind: {})
 
 
 def mutate(block: str, old: str, new: str) -> str:
@@ -326,7 +327,7 @@ def test_collection_as_a_mapping_key_is_bad_yaml():
 
 def test_op_kind_without_an_oracle_definition_warns():
     block = mutate(REDUCE, "op_kind: SumReduce", "op_kind: SumReduse")
-    result = load_text(fkc_file(block), FILE, defaults_for=lambda op_kind: None)
+    result = loader.load_text(fkc_file(block), FILE, defaults_for=lambda op_kind: None)
     warning = only_warning(result)
     assert (warning.line, warning.field) == (line_of(fkc_file(block), "op_kind: SumReduse"),
                                              "op_kind")

@@ -6,7 +6,7 @@ from fkc_testing import ADD, REDUCE, fkc_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.contracts import ContractError, LintWarning, load_text
+from judge.contracts import ContractError, LintWarning, loader
 from judge.contracts.model import Contract
 
 _JUNK = st.sampled_from(["", "  ", "- ", "-", ":", "{", "[", "]", "~", "#", "|", ">", "\t",
@@ -63,7 +63,7 @@ def damaged(draw):
 @settings(max_examples=300)
 @given(damaged())
 def test_damaged_blocks_load_or_fail_cleanly(block):
-    result = load_text(fkc_file(block, ADD.replace("add_cpu", "add_other")), "x.fkc.md",
+    result = loader.load_text(fkc_file(block, ADD.replace("add_cpu", "add_other")), "x.fkc.md",
                        defaults_for=lambda op_kind: {})
     assert all(isinstance(e, ContractError) and e.file == "x.fkc.md" and e.line for e in
                result.errors)

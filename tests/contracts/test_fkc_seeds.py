@@ -9,11 +9,11 @@ from click.testing import CliRunner
 from fkc_testing import fkc_file, indented_lines, seeds_dir
 
 from judge.cli import main
-from judge.contracts import load_paths, load_text
 from judge.contracts.blocktree import parse_block
 from judge.contracts.describe import tree_json
 from judge.contracts.markdown import split_markdown
 from judge.contracts.schema import BLOCK
+from judge.suite import load_paths, load_text
 
 _KEY_LINE = re.compile(r"^(- )?[A-Za-z_]\w*:")
 

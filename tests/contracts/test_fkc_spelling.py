@@ -5,8 +5,9 @@ from __future__ import annotations
 import yaml
 from fkc_testing import fkc_file
 
-from judge.contracts import load_text
+from judge.contracts import loader
 from judge.contracts.describe import tree_json
+from judge.suite import load_text
 
 FRONT = """
 fkc_version: 1
@@ -133,7 +134,7 @@ provider:
 
 
 def load_one(block: str, front: str):
-    result = load_text(fkc_file(block, front=front), "sum.fkc.md", defaults_for=lambda op_kind: {})
+    result = loader.load_text(fkc_file(block, front=front), "sum.fkc.md", defaults_for=lambda op_kind: {})
     assert result.errors == [] and result.warnings == [], [str(e) for e in result.errors]
     (contract,) = result.contracts
     return contract

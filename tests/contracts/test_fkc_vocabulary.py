@@ -8,7 +8,7 @@ from judge.contracts import cost
 from judge.contracts.model import SEMANTIC_VALUES
 from judge.contracts.params import VOCABULARY as CONSTRAINTS
 from judge.contracts.params import parse_constraint
-from judge.contracts.semantics import VOCABULARY, derive, oracle_defaults, phrase_rule
+from judge.contracts.semantics import VOCABULARY, derive, phrase_rule
 
 
 @pytest.mark.parametrize("phrase", VOCABULARY, ids=lambda p: f"{p.key}-{p.example}")
@@ -52,8 +52,15 @@ def test_relu_nan_rule_comes_from_its_comparison():
 
 
 def test_oracle_defaults_come_from_the_oracle_table():
-    assert oracle_defaults("NoSuchOpKind") is None
-    assert oracle_defaults("X", lambda k: {"nan": "ignore"}) == {"nan": "ignore"}
+    from judge.suite import load_text, opkind_defaults
+
+    assert opkind_defaults("NoSuchOpKind") is None
+    assert opkind_defaults("ArgMaxDim") == {"nan": "ignore", "ties": "first_index"}
+    text = ("```fkc\nkernel: argmax\nregistrable: false\nop_kind: ArgMaxDim\nbackend: Cpu\n"
+            "blurb: argmax\n```\n")
+    (contract,) = load_text(text, "argmax.fkc.md").contracts
+    assert (contract.semantics.ties.value, contract.semantics.ties.source) == ("first_index",
+                                                                              "default")
 
 
 @pytest.mark.parametrize("entry", CONSTRAINTS, ids=lambda e: e.kind)

@@ -10,7 +10,7 @@ SUITE = Path(__file__).resolve().parents[2] / "suites" / "fuel"
 @pytest.fixture(scope="session")
 def suite():
     """suite(file, kernel): a contract of the embedded suite."""
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths([SUITE])
     assert not loaded.errors, loaded.errors

@@ -44,7 +44,7 @@ def test_judge_show_says_what_the_rules_admit_and_why():
 
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="needs ../shared/seeds")
 def test_the_seed_contracts_state_the_rules_the_suite_declares():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     seeds = {(c.kernel, c.backend): c for c in load_paths([SEEDS]).contracts}
     suite = load_paths(None).contracts

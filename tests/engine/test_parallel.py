@@ -81,7 +81,7 @@ def test_each_worker_is_pinned_to_one_visible_gpu_round_robin(monkeypatch):
     from judge import parallel
 
     setup = parallel.Setup(contracts=(), backends=(), profile=None, seed=0, expectations=None,
-                           gpus=("3", "5"))
+                           judge=None, died=None, gpus=("3", "5"))
     pinned = []
     for slot in range(4):
         monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)

@@ -24,7 +24,7 @@ def broken():
 
 @pytest.fixture(scope="session")
 def suite():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths([SUITE])
     assert not loaded.errors, loaded.errors

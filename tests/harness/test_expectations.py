@@ -153,9 +153,10 @@ def _shipped_cases():
 def test_every_shipped_recorded_case_still_shows_its_divergence(entry):
     import oracles
     from judge.cases import CaseRecord
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
     from judge.registry import default_registry
     from judge.runner import case_from_record, judge_case
+    from judge.suite import load_paths
 
     backend = default_registry().load_all().backends[entry.backend]
     why = backend.available()

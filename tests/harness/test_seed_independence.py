@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from judge.contracts import load_paths
 from judge.profiles import get_profile
 from judge.runner import Item, run_item
+from judge.suite import load_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 

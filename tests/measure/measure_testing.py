@@ -58,7 +58,7 @@ determinism: bitwise
 
 
 def load_one(path: Path):
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths([path])
     assert not loaded.errors, loaded.errors

@@ -11,7 +11,8 @@ from judge.measure.sizes import make_call, plan_call
 
 
 def suite_contract(kernel: str):
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     loaded = load_paths([Path(default_suite_path())])
     (contract,) = [c for c in loaded.contracts if c.kernel == kernel]

@@ -18,7 +18,8 @@ from judge.measure.sizes import (
 
 @pytest.fixture(scope="module")
 def suite():
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     loaded = load_paths([Path(default_suite_path())])
     assert not loaded.errors

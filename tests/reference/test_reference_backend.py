@@ -27,7 +27,7 @@ def _plugin():
 
 
 def _cpu_contracts():
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     loaded = load_paths([ROOT / "suites" / "fuel"])
     return [c for c in loaded.contracts if c.backend == "Cpu" and c.registrable]

@@ -136,9 +136,9 @@ def test_usage_and_environment_errors_exit_2(workspace):
 
 
 def test_gate_runs_an_audit_when_no_current_file_is_given(workspace):
-    from judge.contracts import load_paths
     from judge.reports import write_audit
     from judge.results import AuditRun, ResultRow
+    from judge.suite import load_paths
 
     [contract] = load_paths([workspace / "suite"]).contracts
     passing = ResultRow(suite="suite", file=contract.file, kernel=contract.kernel,

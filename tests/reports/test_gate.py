@@ -183,8 +183,8 @@ def contract_repo(tmp_path, neg_fkc):
 
 def test_changed_since_finds_changed_and_new_blocks(contract_repo, neg_fkc, monkeypatch):
     pytest.importorskip("judge.contracts", reason="the contract loader is not importable")
-    from judge.contracts import load_paths
     from judge.gate import GateError, changed_contracts
+    from judge.suite import load_paths
 
     monkeypatch.chdir(contract_repo)
     suite = contract_repo / "suite"
@@ -204,7 +204,7 @@ def test_changed_since_finds_changed_and_new_blocks(contract_repo, neg_fkc, monk
 def test_changed_since_filters_the_current_rows(contract_repo, neg_fkc, row, tmp_path,
                                                 monkeypatch):
     pytest.importorskip("judge.contracts", reason="the contract loader is not importable")
-    from judge.contracts import load_paths
+    from judge.suite import load_paths
 
     monkeypatch.chdir(contract_repo)
     suite = contract_repo / "suite"

@@ -20,7 +20,8 @@ def table_dir(cache_root):
 
 @pytest.fixture(scope="session")
 def suite():
-    from judge.contracts import default_suite_path, load_paths
+    from judge.contracts import default_suite_path
+    from judge.suite import load_paths
 
     return load_paths([default_suite_path()])
 

@@ -3,12 +3,16 @@
 Values are benign (no NaN, no overflow, no ties) so that a plain float64 expectation decides
 whether an adapter wired an OpKind at all; edge-value semantics are the Judge's business.
 Layouts: ``contiguous``, ``strided`` (every float operand a transposed view) and ``broadcast``
-(the last float operand stride-0 along its first axis).
+(the last float operand stride-0 along its first axis). Op params are the OpKind's example
+params (``oracles.params.example_params`` of its table entry), with the contract's own fixed
+field values on top.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 SHAPE = (2, 3)
 VALUES = ((0.5, -1.25, 2.0), (3.0, -0.75, 1.5))
@@ -19,20 +23,10 @@ LAYOUTS = ("contiguous", "strided", "broadcast")
 
 def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]:
     """Op params within the contract's constraints for an input of ``in_shape``."""
-    kind = contract.op_kind
-    params: dict[str, Any] = {}
-    if kind in ("SumReduce", "MaxReduce", "MinReduce", "MeanReduce", "ArgMaxDim", "ArgMinDim"):
-        params = {"dims": [len(in_shape) - 1], "keepdim": False}
-    elif kind in ("ReduceSumTo", "ReduceMaxTo"):
-        params = {"input_shape": list(in_shape), "output_shape": [1, *in_shape[1:]]}
-    elif kind == "ReduceMaxToBackward":
-        params = {"input_shape": list(in_shape), "output_shape": [*in_shape[:-1], 1]}
-    elif kind == "PowIElementwise":
-        params = {"exp": 3}
-    elif kind == "Affine":
-        params = {"mul": 2.0, "add": 0.5}
-    elif kind == "ClampElementwise":
-        params = {"min": -1.0, "max": 2.0}
+    import oracles
+    from oracles.params import example_params
+
+    params = example_params(oracles.get(contract.op_kind).params, in_shape)
     for f in contract.op_params.fields:
         if f.constraint is not None and f.constraint.kind == "eq":
             params[f.name] = float(f.constraint.value)
@@ -47,8 +41,6 @@ def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]
 
 def tensor(values, dtype: str, layout: str = "contiguous"):
     """A ``TensorArg`` holding ``values`` (2-D) in ``layout``."""
-    import numpy as np
-
     from judge.api import TensorArg, contiguous_strides
     from judge.formats import get_format
 
@@ -64,26 +56,24 @@ def tensor(values, dtype: str, layout: str = "contiguous"):
     return TensorArg(base, a.shape, contiguous_strides(a.shape), 0, dtype)
 
 
-def broadcast_rows(values):
-    """What a ``broadcast`` layout of ``values`` holds: its first row, repeated."""
-    return tuple(values[0] for _ in values)
-
-
-def sample_inputs(contract, dtype: str, layout: str = "contiguous") -> list:
-    kind = contract.op_kind
-    names = [spec.name for spec in contract.inputs]
+def sample_inputs(contract, dtype: str, params: dict[str, Any], layout: str = "contiguous") -> list:
+    """One operand per input: ``VALUES`` then ``OTHER``; a condition gets ``COND``; an operand
+    shaped by an op param (``same_as=output_shape``: a backward's upstream) gets 1, 2, ... in
+    that shape."""
     float_count = sum(1 for spec in contract.inputs if spec.dtypes != ("BOOL",))
     inputs = []
     seen_float = 0
-    for name, spec in zip(names, contract.inputs, strict=True):
+    for spec in contract.inputs:
         if spec.dtypes == ("BOOL",):
             inputs.append(tensor(COND, "BOOL"))
             continue
         seen_float += 1
-        values = VALUES if seen_float == 1 else OTHER
-        if kind == "ReduceMaxToBackward" and name != names[0]:
-            inputs.append(tensor(((1.0,), (2.0,)), dtype))
+        sc = spec.shape_constraint
+        if sc is not None and sc.kind == "same_as" and sc.ref in params:
+            shape = tuple(params[sc.ref])
+            inputs.append(tensor(np.arange(1.0, np.prod(shape) + 1).reshape(shape), dtype))
             continue
+        values = VALUES if seen_float == 1 else OTHER
         this_layout = layout
         if layout == "broadcast" and seen_float != float_count:
             this_layout = "contiguous"
@@ -96,8 +86,8 @@ def sample_call(contract, dtype: str, layout: str = "contiguous"):
     from judge.api import KernelCall
     from judge.executor import output_dtypes, output_shapes, poison_output
 
-    inputs = sample_inputs(contract, dtype, layout)
     params = sample_params(contract)
+    inputs = sample_inputs(contract, dtype, params, layout)
     out_dtypes = output_dtypes(contract, tuple(t.dtype for t in inputs))
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     outputs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]

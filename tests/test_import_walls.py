@@ -1,0 +1,68 @@
+"""The walls of SPEC §2 are import-linter contracts in pyproject.toml: they hold on this tree, and
+each of them breaks when a copy of the tree gets the import it forbids."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("judge", "oracles", "backends")
+
+# (file to inject into, the import, the contracts that must break). Imports inside a function
+# count as much as those at the top.
+INJECTIONS = [
+    ("backends/numpy_backend.py", "import oracles", ["backends never import oracles"]),
+    ("backends/_xp_ops.py", "from judge.suite import opkind_defaults",  # reaches oracles
+     ["backends never import oracles"]),
+    ("oracles/arith.py", "import backends.numpy_backend",
+     ["oracles never import backends", "backends are reached only through judge.registry"]),
+    ("judge/contracts/semantics.py", "import oracles",
+     ["judge.contracts never imports oracles or backends"]),
+    ("judge/runner.py", "from backends.numpy_backend import NumpyBackend",
+     ["backends are reached only through judge.registry"]),
+    ("judge/formats.py", "from judge.ulp import as_fraction", ["no import cycles"]),
+]
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """``lint-imports`` run in ``root`` (its packages first on the path), no cache left behind."""
+    return subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()",
+         "--no-cache"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+
+
+def broken(output: str) -> list[str]:
+    """The names of the broken contracts: the headings of the report's "Broken contracts"."""
+    _, _, section = output.partition("Broken contracts\n----------------\n")
+    return [name for name, rule in re.findall(r"^(.+)\n(-+)$", section, flags=re.M)
+            if len(rule) == len(name)]
+
+
+def test_the_walls_hold_on_this_tree():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 5 kept, 0 broken." in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(("file", "line", "contracts"), INJECTIONS,
+                         ids=[f"{f}:{line}" for f, line, _ in INJECTIONS])
+def test_a_forbidden_import_breaks_its_wall(tmp_path, file, line, contracts):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.spv"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    target = tmp_path / file
+    target.write_text(target.read_text() + f"\n\ndef _breach():\n    {line}\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert broken(result.stdout) == contracts, result.stdout
