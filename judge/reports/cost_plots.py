@@ -8,6 +8,8 @@ under the same-run device copy.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from judge.reports.plots import COLORS, figure, inline_svg, log_ticks
@@ -25,9 +27,10 @@ def rate_text(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}/s"
 
 
-def _log_log(ax, *, title: str, xlabel: str, ylabel: str) -> None:
+def _log_log(ax, *, title: str, xlabel: str, ylabel: str, legend: str) -> None:
     ax.set_xscale("log")
     ax.set_yscale("log")
+    _whole_decades(ax)
     log_ticks(ax.xaxis)
     log_ticks(ax.yaxis)
     ax.grid(which="major", color="#eee", lw=0.6)
@@ -35,7 +38,20 @@ def _log_log(ax, *, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left")
+        ax.legend(loc=legend)
+
+
+def _whole_decades(ax) -> None:
+    """Axis limits widened to whole decades, so each axis has at least two labelled ticks
+    (times that vary by less than ten times would otherwise get none)."""
+    ax.relim()
+    ax.autoscale_view()
+    for get, put in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):
+        lo, hi = get()
+        if not (0 < lo <= hi < math.inf):
+            continue
+        lo, hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        put(10.0**lo, 10.0 ** max(hi, lo + 1))
 
 
 def time_svg(kernel: str, rows: list[dict]):
@@ -54,7 +70,7 @@ def time_svg(kernel: str, rows: list[dict]):
                 work = np.array([s["work"] for s in r["sizes"]], dtype=np.float64)
                 ax.plot(n, r["overhead_ns"] + r["ns_per_unit"] * work, color=color, lw=1)
         _log_log(ax, title=kernel, xlabel="n (elements of the primary input)",
-                 ylabel="time per call (ns)")
+                 ylabel="time per call (ns)", legend="upper left")
         return inline_svg(fig, css_class="plot cost-plot",
                           title=f"{kernel}: time per call against n, log-log")
 
@@ -78,7 +94,7 @@ def roofline_svg(backend: str, rows: list[dict], roof: dict):
                        label=f"copy at its largest size "
                              f"{rate_text(roof['largest_bytes_per_s'], 'B')}")
         _log_log(ax, title=f"roofline: {backend}", xlabel="bytes moved per call",
-                 ylabel="achieved bytes/s")
+                 ylabel="achieved bytes/s", legend="lower right")
         return inline_svg(fig, css_class="plot cost-plot",
                           title=f"roofline: {backend}: achieved bytes/s against bytes moved, "
                                 "log-log")

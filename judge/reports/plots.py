@@ -25,8 +25,9 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17
 FLOOR = 10 ** -0.35  # the count axis' lower end: a bin of one element stays visible above it
 RC = {
     "svg.fonttype": "none", "svg.hashsalt": "judge-report", "font.size": 7,
-    "font.family": "sans-serif", "axes.titlesize": 8, "axes.titleweight": "bold",
-    "legend.fontsize": 6, "legend.frameon": False, "axes.linewidth": 0.6,
+    # matplotlib's own font (its metrics lay the text out); a browser without it uses sans-serif
+    "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"],
+    "axes.titlesize": 8, "axes.titleweight": "bold", "legend.fontsize": 6, "legend.frameon": False, "axes.linewidth": 0.6,
     "xtick.major.width": 0.6, "ytick.major.width": 0.6, "axes.edgecolor": "#888",
 }
 NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
