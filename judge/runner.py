@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from judge import verdict
 from judge.api import Backend, TensorArg
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
+from judge.drivers import engine
 from judge.executor import Finding, execute
 from judge.expectations import Expectations
 from judge.profiles import Profile
@@ -131,7 +131,7 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     search = _Search(item, profile, seed, database, opdef, result,
                      verdict.known_divergences(expectations, item.contract, item.backend, item.dtype))
     try:
-        with _shrink_cap(profile.shrink_seconds), _no_local_constants():
+        with engine.shrink_cap(profile.shrink_seconds), engine.no_local_constants():
             search.run()
     except JudgeFailure:
         _failed(result, item, search.failing, seed)
@@ -190,23 +190,10 @@ class _Search:
             raise JudgeFailure(unexpected[0].message)
 
     def attempt(self, extra: int, examples: int) -> None:
-        import hypothesis
-        from hypothesis import HealthCheck, Phase, given, settings
-
         item, profile = self.item, self.profile
-        test = given(case_strategy(item.contract, item.dtype, profile.budget))(self.body)
-        test._hypothesis_internal_add_digest = item.key.encode()  # one database key per item
-        test = settings(
-            max_examples=examples,
-            deadline=None,
-            derandomize=False,
-            database=self.database if profile.use_database and not extra else None,
-            suppress_health_check=list(HealthCheck),
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-            print_blob=False,
-            report_multiple_bugs=False,
-        )(test)
-        hypothesis.seed(item_seed(item, self.seed + extra))(test)()
+        engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget),
+                          seed=item_seed(item, self.seed + extra), examples=examples, key=item.key,
+                          database=self.database if profile.use_database and not extra else None)
 
     def run(self) -> None:
         contract, backend = self.item.contract, self.item.backend
@@ -291,45 +278,6 @@ def _recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, rep
     except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
         return False
     return any(f.check == entry.check for f in outcome.findings)
-
-
-@contextlib.contextmanager
-def _shrink_cap(seconds: int):
-    """Bound the time Hypothesis spends minimising one failure (its engine reads this global)."""
-    from hypothesis.internal.conjecture import engine
-
-    saved = getattr(engine, "MAX_SHRINKING_SECONDS", None)
-    if saved is None:  # a Hypothesis without the knob: keep its own limit
-        yield
-        return
-    engine.MAX_SHRINKING_SECONDS = seconds
-    try:
-        yield
-    finally:
-        engine.MAX_SHRINKING_SECONDS = saved
-
-
-@contextlib.contextmanager
-def _no_local_constants():
-    """Keep generation independent of which modules this process happened to import.
-
-    Hypothesis mixes constants found in locally imported modules into its draws; under
-    pytest-xdist each worker has imported different modules by the time an item runs, so the
-    same seed would generate different cases. Verdicts must depend only on the item and seed.
-    """
-    from hypothesis.internal.conjecture import providers
-
-    saved = getattr(providers, "_get_local_constants", None)
-    constants = getattr(providers, "Constants", None)
-    if saved is None or constants is None:  # a Hypothesis without local constants
-        yield
-        return
-    empty = constants()
-    providers._get_local_constants = lambda: empty
-    try:
-        yield
-    finally:
-        providers._get_local_constants = saved
 
 
 def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int | None) -> ResultRow:
