@@ -45,6 +45,7 @@ def cost_section(doc: dict) -> str:
 def cost_view(doc: dict) -> dict:
     """What the cost template shows: a header line, a block per device, the time plots."""
     from judge.reports.cost_plots import roofline_svg, time_svg
+    from judge.reports.plots import drawn
 
     entries = [e for e in doc.get("entries", []) if e["status"] != "unsupported"]
     libs = ", ".join(f"{k} {v}" for k, v in sorted(doc.get("libraries", {}).items()))
@@ -59,14 +60,14 @@ def cost_view(doc: dict) -> dict:
         rows = [e for e in entries if e["backend"] == backend]
         devices.append({
             "backend": backend, "describe": _device_line(device),
-            "roofline": roofline_svg(backend, rows, roof),
+            "roofline": drawn(f"roofline of {backend}", roofline_svg, backend, rows, roof),
             "rows": [_row(e) for e in sorted(rows, key=lambda r: (r["kernel"], r["dtype"]))],
         })
     by_kernel: dict[tuple[str, str], list[dict]] = {}
     for e in entries:
         by_kernel.setdefault((e["file"], e["kernel"]), []).append(e)
-    plots = [time_svg(kernel, rows) for (_, kernel), rows in sorted(by_kernel.items())
-             if any(r["sizes"] for r in rows)]
+    plots = [drawn(f"time plot of {kernel}", time_svg, kernel, rows)
+             for (_, kernel), rows in sorted(by_kernel.items()) if any(r["sizes"] for r in rows)]
     return {"header": header, "devices": devices, "time_plots": plots}
 
 

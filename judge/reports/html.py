@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from judge.reports.plots import ulp_histogram_svg
+from judge.reports.plots import drawn, ulp_histogram_svg
 from judge.reports.summary import FAILING, format_ulp, scoreboard
 from judge.results import VERDICTS, AuditRun, ResultRow
 
@@ -124,20 +124,10 @@ def histograms(run: AuditRun) -> dict:
         if all(not v.size or float(np.abs(v).max()) == 0.0 for v in finite):
             exact.append(f"{kernel} {dtype} ({device})")
             continue
-        figures.append(_histogram(samples, f"{kernel} · {dtype} · {device}", bounds[key]))
+        title = f"{kernel} · {dtype} · {device}"
+        figures.append(drawn(f"histogram of {title}", ulp_histogram_svg, samples, title=title,
+                             bound_ulp=bounds[key]))
     return {"figures": figures, "exact": exact}
-
-
-def _histogram(samples: dict, title: str, bound: float | None):
-    """The plot, or a line saying why it could not be drawn (one bad plot must not cost the
-    whole report)."""
-    from markupsafe import Markup, escape
-
-    try:
-        return ulp_histogram_svg(samples, title=title, bound_ulp=bound)
-    except Exception as exc:  # noqa: BLE001 - reported on the page, in place of the plot
-        return Markup('<p class="bad">The histogram of {} could not be drawn: {}: {}</p>').format(
-            title, type(exc).__name__, escape(str(exc)))
 
 
 def case_view(record, repro: Callable[[object], str] | None) -> dict:

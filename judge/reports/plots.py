@@ -70,6 +70,18 @@ def clean_svg(svg: str, *, css_class: str, title: str) -> str:
             + svg[root_end + 1:].strip())
 
 
+def drawn(what: str, draw, *args, **kwargs):
+    """``draw(*args, **kwargs)``, or a line saying why the WHAT could not be drawn: one bad plot
+    must not cost the whole report (matplotlib missing, a range it cannot draw, ...)."""
+    from markupsafe import Markup
+
+    try:
+        return draw(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - reported on the page, in place of the plot
+        return Markup('<p class="bad">The {} could not be drawn: {}: {}</p>').format(
+            what, type(exc).__name__, str(exc))
+
+
 def log_ticks(axis, *, minor: bool = True) -> None:
     """Decade ticks labelled ``1e3`` on a log axis (no mathtext)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator

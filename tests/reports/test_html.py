@@ -112,3 +112,17 @@ def test_a_plot_that_cannot_be_drawn_says_so_and_the_rest_renders(audit_run, mon
     page = render_report(audit_run)
     assert "The histogram of exp_f32 · F32 · Cpu could not be drawn: ValueError: bad range" in page
     assert page.count('<svg class="plot hist"') == 1
+
+
+def test_without_matplotlib_each_plot_says_why_and_the_page_still_renders(audit_run,
+                                                                          monkeypatch):
+    import sys
+
+    from report_inputs import measured_cost_doc
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    page = render_report(audit_run, cost=measured_cost_doc())
+    # two histograms, a roofline per backend and the kernel's time plot
+    assert page.count("could not be drawn: ModuleNotFoundError") == 2 + 2 + 1
+    assert "The roofline of known-a could not be drawn" in page
+    assert "<svg" not in page and '<section id="cost">' in page
