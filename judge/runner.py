@@ -13,16 +13,16 @@ from pathlib import Path
 import numpy as np
 
 from judge import verdict
-from judge.api import Backend, TensorArg
+from judge.api import Backend
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
 from judge.drivers import engine
-from judge.executor import Finding, execute
+from judge.drivers.case import CaseOutcome, case_from_record, judge_case
+from judge.executor import Finding
 from judge.expectations import Expectations
 from judge.profiles import Profile
 from judge.results import AuditRun, ResultRow
 from judge.sandbox import BackendDied
-from judge.scoring import Score, score_output
 from judge.scoring.rules import bound_kind, derived_bound
 from judge.strategies import Case, case_strategy
 
@@ -56,47 +56,12 @@ class Item:
 
 
 @dataclass
-class CaseOutcome:
-    findings: list[Finding]
-    score: Score
-    nondeterministic_runs: int = 0
-    shape_dtype_errors: int = 0
-    unwritten: int = 0
-    backend_seconds: float = 0.0
-    oracle_seconds: float = 0.0
-
-
-@dataclass
 class ItemResult:
     row: ResultRow
     message: str = ""  # the full failure message with the minimal counterexample
     case: CaseRecord | None = None
     ulp_samples: list[float] = field(default_factory=list)
     overhead_seconds: float = 0.0  # the Judge's own time (not backend, not oracle)
-
-
-def rules_of(contract: Contract) -> dict[str, str]:
-    return contract.semantics.values()
-
-
-def judge_case(contract: Contract, backend: Backend, case: Case, opdef, *, repeats: int) -> CaseOutcome:
-    """Execute one case and score it; returns every broken promise."""
-    ex = execute(backend, contract, case.inputs, case.params, repeats=repeats)
-    score = Score()
-    outcome = CaseOutcome(list(ex.findings), score, ex.nondeterministic_runs,
-                          backend_seconds=ex.backend_seconds)
-    outcome.shape_dtype_errors = sum(f.check in ("dtype", "shape") for f in ex.findings)
-    outcome.unwritten = sum(f.check == "unwritten" for f in ex.findings)
-    if ex.outputs is None:
-        return outcome
-    start = time.perf_counter()
-    oracle_outs = opdef.evaluate(case.values, case.params, ex.out_dtypes, rules_of(contract))
-    outcome.oracle_seconds = time.perf_counter() - start
-    names = tuple(s.name for s in contract.inputs)
-    for i, (obs, ref, dt) in enumerate(zip(ex.outputs, oracle_outs, ex.out_dtypes, strict=True)):
-        score_output(contract, opdef, contract.semantics, case.values, names, case.params, obs, ref, dt, i, score)
-    outcome.findings.extend(score.findings)
-    return outcome
 
 
 def item_seed(item: Item, seed: int) -> int:
@@ -399,12 +364,3 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     if outcome.findings:
         return "xfail", format_failure(item, case, outcome.findings, record)
     return "pass", f"{item.nodeid}: the recorded case now conforms"
-
-
-def case_from_record(record: CaseRecord) -> Case:
-    from judge.layouts import CONTIGUOUS
-
-    inputs = tuple(TensorArg(t.base, t.shape, t.strides, t.offset, t.dtype) for t in record.inputs)
-    values = tuple(t.to_array() for t in inputs)
-    return Case(record.dtype, inputs, values, tuple(CONTIGUOUS for _ in inputs), dict(record.params))
-

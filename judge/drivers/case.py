@@ -1,0 +1,56 @@
+"""Judging one case: run the kernel on it, ask the oracle, score every output by the rulebook.
+
+What the search (``judge.runner``) does to every generated case, and what replaying a recorded
+case (``judge repro``, a known divergence's recorded counterexample) does to that one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from judge.api import Backend, TensorArg
+from judge.cases import Case, CaseRecord
+from judge.contracts.model import Contract
+from judge.executor import Finding, execute
+from judge.scoring import Score, score_output
+
+
+@dataclass
+class CaseOutcome:
+    findings: list[Finding]
+    score: Score
+    nondeterministic_runs: int = 0
+    shape_dtype_errors: int = 0
+    unwritten: int = 0
+    backend_seconds: float = 0.0
+    oracle_seconds: float = 0.0
+
+
+def judge_case(contract: Contract, backend: Backend, case: Case, opdef, *, repeats: int) -> CaseOutcome:
+    """Execute one case and score it; returns every broken promise."""
+    ex = execute(backend, contract, case.inputs, case.params, repeats=repeats)
+    score = Score()
+    outcome = CaseOutcome(list(ex.findings), score, ex.nondeterministic_runs,
+                          backend_seconds=ex.backend_seconds)
+    outcome.shape_dtype_errors = sum(f.check in ("dtype", "shape") for f in ex.findings)
+    outcome.unwritten = sum(f.check == "unwritten" for f in ex.findings)
+    if ex.outputs is None:
+        return outcome
+    start = time.perf_counter()
+    oracle_outs = opdef.evaluate(case.values, case.params, ex.out_dtypes, contract.semantics.values())
+    outcome.oracle_seconds = time.perf_counter() - start
+    names = tuple(s.name for s in contract.inputs)
+    for i, (obs, ref, dt) in enumerate(zip(ex.outputs, oracle_outs, ex.out_dtypes, strict=True)):
+        score_output(contract, opdef, contract.semantics, case.values, names, case.params, obs, ref, dt, i, score)
+    outcome.findings.extend(score.findings)
+    return outcome
+
+
+def case_from_record(record: CaseRecord) -> Case:
+    """The case a ``CaseRecord`` holds, with contiguous layouts."""
+    from judge.layouts import CONTIGUOUS
+
+    inputs = tuple(TensorArg(t.base, t.shape, t.strides, t.offset, t.dtype) for t in record.inputs)
+    values = tuple(t.to_array() for t in inputs)
+    return Case(record.dtype, inputs, values, tuple(CONTIGUOUS for _ in inputs), dict(record.params))
