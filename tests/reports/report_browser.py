@@ -4,8 +4,9 @@
 no script) and returns what the browser saw: every section and every plot with its laid-out
 size, every resource the page fetched or names outside itself, duplicate element ids, and the
 console errors. ``problems(seen, sections=..., plots=...)`` turns that into a list of what is
-wrong, empty for a good page. Networking is off: every host resolves to nothing and every
-request goes to a dead proxy, so a page that needs the network shows it.
+wrong, empty for a good page. Networking is off: the browser runs in a network namespace of
+its own where it may (``unshare -n``), every host resolves to nothing and every request goes to
+a dead proxy, so a page that needs the network shows it.
 
 Needs Debian's ``chromium`` package: without it ``find_chromium`` skips and says so,
 except under ``CI=true``, where a missing browser is a failure (CI installs it).
@@ -17,8 +18,10 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -104,11 +107,22 @@ def find_chromium() -> Path:
 def browse(chromium: Path, page: Path, profile: Path, *extra: str) -> tuple[str, list[str]]:
     """Load ``page`` via file://, offline; return (stdout, console error lines)."""
     proc = subprocess.run(
-        [str(chromium), *FLAGS, f"--user-data-dir={profile}", *extra, page.resolve().as_uri()],
+        [*no_network(), str(chromium), *FLAGS, f"--user-data-dir={profile}", *extra,
+         page.resolve().as_uri()],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, f"chromium exited {proc.returncode}: {proc.stderr[-2000:]}"
     return proc.stdout, [ln for ln in proc.stderr.splitlines() if CONSOLE_LINE.search(ln)]
+
+
+@cache
+def no_network() -> tuple[str, ...]:
+    """``unshare -n`` where this user may make a network namespace (root, as in CI): the
+    browser then has no network interface but loopback, beside the flags that already cut it."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True).returncode == 0:
+        return (unshare, "-n")
+    return ()
 
 
 def look(chromium: Path, page: Path, work: Path) -> Seen:
