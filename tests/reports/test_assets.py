@@ -38,18 +38,22 @@ def test_an_undefined_template_variable_is_an_error(audit_run):
         assets.render("report.html.j2", verdicts=[], meta_items=[])
 
 
-def test_an_installed_wheel_carries_the_templates_and_renders(tmp_path):
+def test_a_wheel_built_from_the_sdist_carries_the_templates_and_renders(tmp_path):
     pytest.importorskip("setuptools", reason="building the wheel needs setuptools")
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
         shutil.copy(REPO / name, src / name)
     for name in ("judge", "oracles", "backends", "reports"):
         shutil.copytree(REPO / name, src / name,
                         ignore=shutil.ignore_patterns("__pycache__", "out", "*.html"))
+    # source distribution first, the wheel from it: the way a release is built
+    _run([sys.executable, "-c", "import sys; from setuptools import build_meta; "
+          "build_meta.build_sdist(sys.argv[1])", str(tmp_path / "sdist")], cwd=src)
+    (sdist,) = (tmp_path / "sdist").glob("fuel_judge-*.tar.gz")
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-          "-w", str(tmp_path / "dist"), str(src)])
+          "-w", str(tmp_path / "dist"), str(sdist)])
     (wheel,) = (tmp_path / "dist").glob("fuel_judge-*.whl")
     shipped = {n.split("/data/share/fuel-judge/", 1)[1]
                for n in zipfile.ZipFile(wheel).namelist() if "/data/share/fuel-judge/" in n}
