@@ -78,8 +78,10 @@ def drawn(what: str, draw, *args, **kwargs):
     try:
         return draw(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - reported on the page, in place of the plot
-        return Markup('<p class="bad">The {} could not be drawn: {}: {}</p>').format(
-            what, type(exc).__name__, str(exc))
+        hint = " (install the audit extra: fuel-judge[audit])" if isinstance(exc, ImportError) \
+            else ""
+        return Markup('<p class="bad">The {} could not be drawn: {}: {}{}</p>').format(
+            what, type(exc).__name__, str(exc), hint)
 
 
 def log_ticks(axis, *, minor: bool = True) -> None:

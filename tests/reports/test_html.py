@@ -125,4 +125,5 @@ def test_without_matplotlib_each_plot_says_why_and_the_page_still_renders(audit_
     # two histograms, a roofline per backend and the kernel's time plot
     assert page.count("could not be drawn: ModuleNotFoundError") == 2 + 2 + 1
     assert "The roofline of known-a could not be drawn" in page
+    assert "install the audit extra: fuel-judge[audit]" in page
     assert "<svg" not in page and '<section id="cost">' in page
