@@ -113,7 +113,7 @@ def _measure(tally: Tally, ops, cls: Classified, start: int, ref, obs_f) -> None
     xp = ops.xp
     dist = xp.where(cls.finite_pair, cls.dist, 0)
     if tally.hist is None:
-        tally.hist = xp.zeros(HIST_BINS + 1, dtype=ops.int64)
+        tally.hist = ops.zeros_int64(HIST_BINS + 1, like=ref)
     # Almost every distance is 0 or 1: count those with reductions, and histogram only the rest
     # (a bincount over 2^28 values that all hit two bins serialises on their atomics).
     tally.hist[0] += (cls.finite_pair & (dist == 0)).sum()

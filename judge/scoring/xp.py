@@ -46,6 +46,10 @@ class NumpyOps:
     def clamp_max(self, x, hi):
         return self.xp.minimum(x, hi)
 
+    def zeros_int64(self, n: int, like):
+        """Zeros on ``like``'s device."""
+        return self.xp.zeros(n, dtype=self.xp.int64)
+
     def frexp_exponent(self, x):
         return self.xp.frexp(x)[1].astype(self.xp.int64)
 
@@ -88,6 +92,9 @@ class TorchOps(NumpyOps):
 
     def clamp_max(self, x, hi):
         return self.xp.clamp(x, max=hi)
+
+    def zeros_int64(self, n: int, like):
+        return self.xp.zeros(n, dtype=self.xp.int64, device=like.device)
 
     def frexp_exponent(self, x):
         return self.xp.frexp(x)[1].to(self.xp.int64)
