@@ -15,6 +15,7 @@ import numpy as np
 from judge import ulp
 from judge.executor import Finding
 from judge.formats import Format, get_format
+from judge.scoring.describe import bits_dtype, describe_bits
 from judge.scoring.rules import (
     ELEMENTWISE,
     MAX_REPORTED,
@@ -53,24 +54,12 @@ def _f(x) -> float:
         return math.inf if x > 0 else -math.inf
 
 
-def _hex(bits: int, fmt: Format) -> str:
-    return f"0x{bits:0{max(fmt.bits // 4, 1)}X}"
-
-
-def _show(value, bits: int, fmt: Format) -> str:
-    return f"{value!r} ({_hex(bits, fmt)})"
-
-
-def _bits_dtype(v: np.ndarray) -> np.dtype:
-    return np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[v.itemsize])
-
-
 def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out_shape, family) -> str:
     parts = []
     for name, v in zip(names, values, strict=True):
         if family in ELEMENTWISE and v.ndim <= len(out_shape):
             b = np.asarray(np.broadcast_to(v, out_shape)[index] if out_shape else v[()])
-            bits = int(b.view(_bits_dtype(b))) if b.dtype != np.bool_ else int(b)
+            bits = int(b.view(bits_dtype(b.itemsize))) if b.dtype != np.bool_ else int(b)
             parts.append(f"{name}={b.item()!r} (0x{bits:X})")
         elif v.size <= 16:
             parts.append(f"{name}={v.astype(np.float64).tolist() if v.dtype != np.bool_ else v.tolist()}")
@@ -104,12 +93,10 @@ class _Output:
         msgs = self.failures.setdefault(check, [])
         msgs.append(idx)
         if len(msgs) <= MAX_REPORTED:
-            obs_v = self.observed.reshape(-1)[i].item()
-            exp_v = self.expected.reshape(-1)[i].item()
             inputs = _input_at(self.values, self.names, idx, shape, self.opdef.family)
             msgs[-1] = (f"output {self.output} element {list(idx)}: inputs {inputs}; expected "
-                        f"{_show(exp_v, int(self.exp_bits[i]), self.fmt)}, observed "
-                        f"{_show(obs_v, int(self.obs_bits[i]), self.fmt)}; {why}")
+                        f"{describe_bits(int(self.exp_bits[i]), self.fmt)}, observed "
+                        f"{describe_bits(int(self.obs_bits[i]), self.fmt)}; {why}")
 
     def note(self, *keys: str) -> str:
         return "".join(rule_note(self.rules, k) for k in keys)

@@ -17,8 +17,9 @@ import numpy as np
 
 from judge.executor import Finding
 from judge.formats import Format
+from judge.scoring.describe import describe_bits
 from judge.scoring.rules import is_reported
-from judge.scoring.vector import Classified, classify, describe_bits, error_maxima
+from judge.scoring.vector import Classified, classify, error_maxima
 from judge.scoring.xp import ops_for
 
 HIST_BINS = 4096  # ULP distances counted exactly up to this; larger ones share the last bin

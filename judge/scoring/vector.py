@@ -20,6 +20,7 @@ import numpy as np
 
 from judge.executor import Finding
 from judge.formats import Format, get_format
+from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import (
     MAX_REPORTED,
     bound_kind,
@@ -280,18 +281,6 @@ class _Reporter:
         return (f"output {self.output} element [{i}]: inputs {ins}; expected "
                 f"{describe_bits(int(self.exp_bits[i]), self.fmt)}, observed "
                 f"{describe_bits(int(self.obs_bits[i]), self.fmt)}; {why}")
-
-
-def describe(value) -> str:
-    """A scalar as ``value (0xBITS)``."""
-    arr = np.asarray(value)
-    bits = int(arr.reshape(1).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.itemsize])[0])
-    return f"{arr.item()!r} (0x{bits:0{arr.itemsize * 2}X})"
-
-
-def describe_bits(bits: int, fmt: Format) -> str:
-    value = np.asarray([bits & ((1 << fmt.bits) - 1)], dtype=fmt.bits_dtype).view(fmt.numpy_dtype)[0]
-    return f"{value.item()!r} (0x{bits & ((1 << fmt.bits) - 1):0{max(fmt.bits // 4, 1)}X})"
 
 
 def _emit(score: VectorScore, report: _Reporter, rules) -> None:

@@ -32,8 +32,9 @@ from judge.executor import Finding, execute, output_dtypes
 from judge.expectations import Expectations
 from judge.formats import get_format
 from judge.results import ResultRow
+from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import bound_kind, derived_bound
-from judge.scoring.vector import Expected, VectorScore, describe, describe_bits, score_elementwise
+from judge.scoring.vector import Expected, VectorScore, score_elementwise
 from judge.sweep import tables
 from judge.sweep.inputs import GRID_SIZE, SWEEP_FORMATS, as_values
 from judge.values import POISON_BITS

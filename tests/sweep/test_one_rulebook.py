@@ -160,3 +160,20 @@ def test_a_fault_changes_every_verdict(reference):
     wrong = _verdicts(contract, lambda b: _nudge(b, AT[0.5], 7))
     assert {v[0] for v in clean.values()} == {"pass"}
     assert {v[0] for v in wrong.values()} == {"fail"}
+
+
+def test_a_scorer_that_drops_a_rule_is_caught(reference, monkeypatch):
+    """The comparison can fail: an array scorer that forgets max_relative (as the F32 sweep once
+    did) passes what the search fails, and the three verdicts no longer agree."""
+    from judge.scoring import vector
+
+    def ulp_only(cls, ops, rest, fl, hi, p):
+        if p.max_ulp is not None:
+            vector._flushed_or(cls.hits, fl, "ulp", rest & (cls.dist > p.max_ulp), "{ulp} ulp",
+                               with_distance=True)
+
+    monkeypatch.setattr(vector, "_declared_hits", ulp_only)
+    changes, fault, known, *_ = SCENARIOS["relative bound"]
+    got = _verdicts(_contract(reference, **changes), fault, known)
+    assert got["search"][0] == "fail"
+    assert got["sweep16"][0] == got["sweep_f32"][0] == "pass"
