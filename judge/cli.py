@@ -37,9 +37,5 @@ def main() -> None:
     """The Judge: differential conformance tests for Fuel kernel contracts."""
 
 
-class UsageExit(click.UsageError):
-    exit_code = 2
-
-
 if __name__ == "__main__":  # python -m judge.cli
     main()

@@ -43,10 +43,6 @@ class Execution:
     nondeterministic_runs: int = 0
     backend_seconds: float = 0.0
 
-    @property
-    def ok(self) -> bool:
-        return self.outputs is not None
-
 
 def output_dtypes(contract: Contract, in_dtypes: tuple[str, ...]) -> list[str]:
     names = [s.name for s in contract.inputs]

@@ -50,12 +50,6 @@ class Format:
         """Unsigned integer dtype of the same width, for exact bit views."""
         return np.dtype({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[self.itemsize * 8])
 
-    @property
-    def unit_roundoff_exp(self) -> int:
-        """u = 2**unit_roundoff_exp (half an ulp of 1)."""
-        return -self.precision
-
-
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (

@@ -34,10 +34,6 @@ def to_bits(values, fmt: Format) -> np.ndarray:
     return arr.view(fmt.bits_dtype)
 
 
-def from_bits(bits, fmt: Format) -> np.ndarray:
-    return np.asarray(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
-
-
 def _positive_bits(fmt: Format) -> dict[str, int]:
     """Bit patterns of the positive special and extreme values of a float format."""
     m = fmt.mantissa_bits

@@ -142,17 +142,6 @@ def round_fraction(value: Fraction | int, s: FloatSpec, negative_zero: bool = Fa
     return round_ratio(n < 0, abs(n), d, s)
 
 
-def round_mpf(value, s: FloatSpec) -> int:
-    """Bits of an ``mpmath.mpf`` (or its raw ``_mpf_`` tuple), treated as exact."""
-    t = getattr(value, "_mpf_", value)
-    sign, man, exp, _bc = t
-    if not man:
-        if exp == 0:  # ±0
-            return s.sign_bit if sign else 0
-        raise ValueError(f"round_mpf: special mpf {value!r}; handle inf/nan before rounding")
-    return round_dyadic(bool(sign), int(man), int(exp), s)
-
-
 def round_float(x: float, s: FloatSpec) -> int:
     """Bits of the Python float ``x`` (exact binary64 value, or ±inf/NaN) rounded into ``s``."""
     if x != x:
@@ -204,12 +193,6 @@ def decode_float(bits: int, s: FloatSpec) -> float:
     return float(v)
 
 
-def fraction_of_float(x: float) -> Fraction:
-    """Exact value of a finite Python float."""
-    n, d = x.as_integer_ratio()
-    return Fraction(n, d)
-
-
 # --- boxing bits into numpy --------------------------------------------------------------------
 
 
@@ -217,11 +200,6 @@ def bits_to_array(bits: list[int], fmt: str, shape: tuple[int, ...]) -> np.ndarr
     """A numpy array of dtype ``fmt`` (ml_dtypes.bfloat16 for BF16) holding these bit patterns."""
     s = float_spec(fmt)
     return np.array(bits, dtype=s.bits_dtype).view(s.dtype).reshape(shape)
-
-
-def bits_to_scalar(bits: int, fmt: str):
-    """One numpy scalar of dtype ``fmt`` from its bit pattern."""
-    return bits_to_array([bits], fmt, (1,))[0]
 
 
 def array_to_bits(arr: np.ndarray, fmt: str) -> np.ndarray:
