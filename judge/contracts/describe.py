@@ -28,19 +28,27 @@ def layout_text(layout: Layout) -> str:
 
 
 def describe(contract: Contract) -> str:
-    c = contract
-    out: list[str] = []
+    """The contract as ``judge show`` prints it: header, accept, return, precision, semantics,
+    caps and cost."""
+    parts = (_header, _accept, _return, _precision, _semantics, _caps_and_cost)
+    return "\n".join(line for part in parts for line in part(contract))
+
+
+def _header(c: Contract) -> list[str]:
     kind = "registrable" if c.registrable else "describe-only (never run)"
-    out.append(f"{c.kernel}  ({c.op_kind or 'no OpKind'}, {c.backend} -> device {c.device}, "
-               f"{kind})")
-    out.append(f"  defined at   {c.location}  [{c.spelling} spelling]")
+    out = [f"{c.kernel}  ({c.op_kind or 'no OpKind'}, {c.backend} -> device {c.device}, {kind})",
+           f"  defined at   {c.location}  [{c.spelling} spelling]"]
     if c.section:
         out.append(f"  section      {c.section}")
     if c.blurb:
         out.append(f"  blurb        {c.blurb}")
     out.append(f"  source       {c.kernel_source or '-'}  entry point {c.entry_point or '-'}")
     out.append(f"  revision     {c.revision}")
-    out.append("accept")
+    return out
+
+
+def _accept(c: Contract) -> list[str]:
+    out = ["accept"]
     for spec in c.inputs:
         out.append(f"  input {spec.name}: dtypes {', '.join(spec.dtypes)}; rank {spec.rank}")
         out.append(f"    layout     {layout_text(spec.layout)}")
@@ -62,21 +70,33 @@ def describe(contract: Contract) -> str:
         if f.note:
             line += f"; note {f.note!r}"
         out.append(line)
-    out.append("return")
+    return out
+
+
+def _return(c: Contract) -> list[str]:
+    out = ["return"]
     for o in c.outputs:
         alias = "none" if o.aliasing == "none" else f"in_place({o.aliasing})"
         out.append(f"  output {o.name}: dtype {o.dtype_rule}; shape {o.shape_rule}; "
                    f"layout {o.layout_guarantee or '-'}; aliasing {alias}")
+    return out
+
+
+def _precision(c: Contract) -> list[str]:
     p = c.precision
     bounds = [f"{k} {v}" for k, v in (("max_ulp", p.max_ulp), ("max_relative", p.max_relative),
                                       ("max_absolute", p.max_absolute)) if v is not None]
-    out.append("precision")
-    out.append(f"  bounds       {', '.join(bounds) if bounds else 'none declared'}")
-    out.append(f"  determinism  {c.determinism} (bit_stable_on_same_hardware: "
-               f"{p.bit_stable_on_same_hardware}; audited: {p.audited})")
+    out = ["precision",
+           f"  bounds       {', '.join(bounds) if bounds else 'none declared'}",
+           f"  determinism  {c.determinism} (bit_stable_on_same_hardware: "
+           f"{p.bit_stable_on_same_hardware}; audited: {p.audited})"]
     if p.notes:
         out.append(f"  notes        {p.notes}")
-    out.append("semantics (rule <- source: evidence)")
+    return out
+
+
+def _semantics(c: Contract) -> list[str]:
+    out = ["semantics (rule <- source: evidence)"]
     for key in SEMANTIC_VALUES:
         rule = c.semantics.get(key)
         if key in EDGE_KEYS and rule.value == "unspecified":
@@ -85,15 +105,20 @@ def describe(contract: Contract) -> str:
         meaning = RULE_MEANINGS.get((key, rule.value))
         if meaning:
             out.append(f"  {'':<10} admits: {meaning}")
+    return out
+
+
+def _caps_and_cost(c: Contract) -> list[str]:
     caps, cost = c.caps, c.cost
-    out.append("caps")
-    out.append(f"  {caps.awkward_layout_strategy or '-'}; in_place {caps.in_place}; alignment "
-               f"{caps.alignment_bytes} B; access granularity {caps.access_granularity_bits} bit")
-    out.append("cost")
-    out.append(f"  {cost.provenance or '-'}, class {cost.cls or '-'}; flops "
-               f"{cost.flops.text if cost.flops else '-'}; bytes moved "
-               f"{cost.bytes_moved.text if cost.bytes_moved else '-'}")
-    return "\n".join(out)
+    return [
+        "caps",
+        f"  {caps.awkward_layout_strategy or '-'}; in_place {caps.in_place}; alignment "
+        f"{caps.alignment_bytes} B; access granularity {caps.access_granularity_bits} bit",
+        "cost",
+        f"  {cost.provenance or '-'}, class {cost.cls or '-'}; flops "
+        f"{cost.flops.text if cost.flops else '-'}; bytes moved "
+        f"{cost.bytes_moved.text if cost.bytes_moved else '-'}",
+    ]
 
 
 def _source_text(rule) -> str:

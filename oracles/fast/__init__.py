@@ -14,9 +14,9 @@ Why ground truth stays independent (SPEC §2, §6). The approximations use only 
 operations on binary64 arrays (+ − × ÷ and square root, each correctly rounded by the standard,
 and conversions between formats), integer and bit operations, and table values computed exactly
 by the oracle itself; no libm or numpy transcendental and no kernel that a backend is judged on is
-asked for a value. Each kernel's error bound is derived in ``oracles.fast.kernels`` from the
-standard's guarantee fl(a ∘ b) = (a ∘ b)(1 + δ), |δ| <= u = 2^-53, and from the truncation error
-of its series, with a margin on top. A wrong approximation can therefore only cost speed: an
+asked for a value. Each kernel's error bound is derived beside it (``oracles.fast.kernels`` and
+the modules it gathers) from the standard's guarantee fl(a ∘ b) = (a ∘ b)(1 + δ), |δ| <= u =
+2^-53, and from the truncation error of its series, with a margin on top. A wrong approximation can therefore only cost speed: an
 element is never certified unless the whole error interval lies inside one rounding interval, and
 everything else is decided by the exact path. As a second line of defence, every call re-evaluates
 a random sample of its certified elements with the pure path and raises ``FastPathMismatch`` on any

@@ -25,7 +25,7 @@ import pytest
 
 import oracles
 from oracles import fast
-from oracles.fast import certify, dispatch, kernels
+from oracles.fast import certify, dispatch, exponential, kernels, trig
 from oracles.rounding import float_spec, round_float
 
 FAST_DIR = Path(fast.__file__).parent
@@ -212,25 +212,25 @@ def test_constants_are_what_the_analysis_says():
 
     with mpmath.workprec(300):
         ln2 = mpmath.log(2)
-        assert abs(ln2 / 32 - mpmath.mpf(kernels._L_HI) - mpmath.mpf(kernels._L_LO)) < mpmath.mpf(2) ** -90
-        assert abs(ln2 - mpmath.mpf(kernels._LN2_HI) - mpmath.mpf(kernels._LN2_LO)) < mpmath.mpf(2) ** -85
-        assert kernels._GELU_K == float(2 * mpmath.sqrt(2 / mpmath.pi))
-        assert kernels._GELU_C == float(mpmath.mpf(44715) / 1000000)
-        assert kernels._TWO_OVER_SQRT_PI == float(2 / mpmath.sqrt(mpmath.pi))
-        assert kernels._INV_SQRT2 == float(1 / mpmath.sqrt(2))
+        assert abs(ln2 / 32 - mpmath.mpf(exponential._L_HI) - mpmath.mpf(exponential._L_LO)) < mpmath.mpf(2) ** -90
+        assert abs(ln2 - mpmath.mpf(exponential._LN2_HI) - mpmath.mpf(exponential._LN2_LO)) < mpmath.mpf(2) ** -85
+        assert exponential._GELU_K == float(2 * mpmath.sqrt(2 / mpmath.pi))
+        assert exponential._GELU_C == float(mpmath.mpf(44715) / 1000000)
+        assert trig._TWO_OVER_SQRT_PI == float(2 / mpmath.sqrt(mpmath.pi))
+        assert trig._INV_SQRT2 == float(1 / mpmath.sqrt(2))
         # Kummer's series for erf: the terms left out are below 2^-56 of the sum for a <= 5.5
         v = mpmath.mpf(2 * 5.5**2)
-        terms = [v**n / mpmath.fac2(2 * n + 1) for n in range(kernels._ERF_TERMS + 200)]
-        assert sum(terms[kernels._ERF_TERMS:]) < sum(terms) * mpmath.mpf(2) ** -56
-        p1, p2, p3 = kernels._pio2_parts()
+        terms = [v**n / mpmath.fac2(2 * n + 1) for n in range(trig._ERF_TERMS + 200)]
+        assert sum(terms[trig._ERF_TERMS:]) < sum(terms) * mpmath.mpf(2) ** -56
+        p1, p2, p3 = trig._pio2_parts()
         assert abs(mpmath.pi / 2 - mpmath.mpf(p1) - mpmath.mpf(p2) - mpmath.mpf(p3)) < mpmath.mpf(2) ** -119
         for part in (p1, p2):  # k·P exact for |k| < 2^17
             assert part.as_integer_ratio()[0].bit_length() <= 33
-        table = kernels._two_to_j32()
+        table = exponential._two_to_j32()
         for j in range(32):
             assert table[j] == float(mpmath.mpf(2) ** (mpmath.mpf(j) / 32)), j
     # k·HI exact for |k| < 2^21: HI has at most 32 significant bits
-    for hi in (kernels._L_HI, kernels._LN2_HI):
+    for hi in (exponential._L_HI, exponential._LN2_HI):
         n, d = hi.as_integer_ratio()
         assert n.bit_length() <= 32
     assert set(kernels.KERNELS) == fast._NAMES == fast.covered()
