@@ -20,10 +20,8 @@ PACKAGES = ("judge", "oracles", "backends")
 MODULE_LIMIT = 400
 FUNCTION_LIMIT = 60
 
-# Offender -> its size today (modules by path, functions as path::qualname).
-ALLOWED: dict[str, int] = {
-    "judge/runner.py": 462,
-}
+# Offender -> its size today (modules by path, functions as path::qualname). Empty: none left.
+ALLOWED: dict[str, int] = {}
 
 _TABLES = (ast.List, ast.Tuple, ast.Dict, ast.Set)
 
