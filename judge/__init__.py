@@ -5,6 +5,8 @@ The public plugin API (SPEC §5) is re-exported lazily: importing ``judge`` does
 
 from __future__ import annotations
 
+from judge.lazy import lazy_attributes
+
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -19,12 +21,4 @@ _LAZY = {
 __all__ = sorted(_LAZY) + ["__version__"]
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'judge' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())

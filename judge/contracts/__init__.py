@@ -14,6 +14,7 @@ Light to import: the loader and its dependencies (PyYAML) load on first use.
 from __future__ import annotations
 
 from judge.contracts.errors import ContractError, LintWarning
+from judge.lazy import lazy_attributes
 
 _LAZY = {
     "LoadResult": "judge.contracts.loader",
@@ -27,12 +28,4 @@ _LAZY = {
 __all__ = ["ContractError", "LintWarning", *sorted(_LAZY)]
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'judge.contracts' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())

@@ -31,23 +31,13 @@ class AcceptReader(BlockReader):
 
     def _inputs(self, accept, registrable) -> list[InputSpec]:
         path = ("accept", "inputs")
-        names = self._referableoperand_names(accept)
-        items = accept.get("inputs")
+        names = self._referable_names(accept)
+        items = self._operands(accept, path, registrable, "input")
         if items is None:
-            if registrable and accept:
-                self.f.error(path, "missing (a registrable block declares at least one input)")
-            return []
-        if not isinstance(items, list) or not items:
-            self.f.error(path, f"expected a non-empty list of inputs, got {items!r}")
             return []
         specs: list[InputSpec] = []
         seen: set[str] = set()
-        for index, item in enumerate(items):
-            ipath = path + (index,)
-            if not isinstance(item, dict):
-                self.f.error(ipath, f"expected an input mapping (- name: ...), got {item!r}")
-                continue
-            name = self._get(item, ipath, "name", (str,), required=True, what="an operand name")
+        for ipath, item, name in self._each_operand(items, path, "input"):
             if name is not None and name in seen:
                 self.f.error(ipath + ("name",), f"duplicate input name {name!r}")
             seen.add(name)
@@ -162,7 +152,7 @@ class AcceptReader(BlockReader):
             out.append(ParamField(str(name), kind or "", constraint, note))
         return OpParams(variant, tuple(out))
 
-    def _referableoperand_names(self, accept) -> set[str]:
+    def _referable_names(self, accept) -> set[str]:
         """What ``same_as=X`` / ``broadcast_to=X`` may name: inputs, outputs and op params, as
         declared (so an operand that fails to parse does not cascade into more errors)."""
         ret = self.tree.get("return")

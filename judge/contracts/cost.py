@@ -57,19 +57,19 @@ def _tokenize(text: str) -> list[tuple[str, object]]:
 
 
 def _expr(tokens, pos, text):
-    left, pos = _term(tokens, pos, text)
-    while pos < len(tokens) and tokens[pos] in (("op", "+"), ("op", "-")):
-        op = tokens[pos][1]
-        right, pos = _term(tokens, pos + 1, text)
-        left = (op, left, right)
-    return left, pos
+    return _left_fold(tokens, pos, text, ("+", "-"), _term)
 
 
 def _term(tokens, pos, text):
-    left, pos = _factor(tokens, pos, text)
-    while pos < len(tokens) and tokens[pos] in (("op", "*"), ("op", "/")):
+    return _left_fold(tokens, pos, text, ("*", "/"), _factor)
+
+
+def _left_fold(tokens, pos, text, ops, operand):
+    """``operand (op operand)*`` for the operators ``ops``, folded to the left."""
+    left, pos = operand(tokens, pos, text)
+    while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in ops:
         op = tokens[pos][1]
-        right, pos = _factor(tokens, pos + 1, text)
+        right, pos = operand(tokens, pos + 1, text)
         left = (op, left, right)
     return left, pos
 

@@ -18,13 +18,8 @@ class ReturnReader(BlockReader):
 
     def _outputs(self, ret, inputs, op_params, registrable) -> list[OutputSpec]:
         path = ("return", "outputs")
-        items = ret.get("outputs")
+        items = self._operands(ret, path, registrable, "output")
         if items is None:
-            if registrable and ret:
-                self.f.error(path, "missing (a registrable block declares at least one output)")
-            return []
-        if not isinstance(items, list) or not items:
-            self.f.error(path, f"expected a non-empty list of outputs, got {items!r}")
             return []
         input_names = [i.name for i in inputs]
         accept = self.tree.get("accept")
@@ -36,12 +31,7 @@ class ReturnReader(BlockReader):
         self._check_refs = bool(declared_inputs)
         fields = {f.name for f in op_params.fields}
         outs: list[OutputSpec] = []
-        for index, item in enumerate(items):
-            opath = path + (index,)
-            if not isinstance(item, dict):
-                self.f.error(opath, f"expected an output mapping (- name: ...), got {item!r}")
-                continue
-            name = self._get(item, opath, "name", (str,), required=True, what="an operand name")
+        for opath, item, name in self._each_operand(items, path, "output"):
             dtype_rule = self._dtype_rule(item, opath, known_inputs)
             shape_rule = self._shape_rule(item, opath, known_inputs, fields)
             layout_guarantee = self._get(item, opath, "layout_guarantee", (str,), what="a string")
@@ -52,13 +42,17 @@ class ReturnReader(BlockReader):
                                    self.f.line(opath)))
         return outs
 
+    def _call(self, item, opath, key, what):
+        """The rule text at ``key`` (required) and its ``name(args)`` match (None if it is not
+        one); (None, None) when it is missing."""
+        text = self._get(item, opath, key, (str,), required=True, what=what)
+        return (None, None) if text is None else (text, _CALL.match(text.strip()))
+
     def _dtype_rule(self, item, opath, inputs) -> DtypeRule | None:
         path = opath + ("dtype_rule",)
-        text = self._get(item, opath, "dtype_rule", (str,), required=True,
-                         what="passthrough(x) or fixed(DTYPE)")
+        text, match = self._call(item, opath, "dtype_rule", "passthrough(x) or fixed(DTYPE)")
         if text is None:
             return None
-        match = _CALL.match(text.strip())
         if match and match.group(1) == "passthrough":
             ref = match.group(2).strip()
             if ref not in inputs and self._check_refs:
@@ -77,11 +71,10 @@ class ReturnReader(BlockReader):
 
     def _shape_rule(self, item, opath, inputs, fields) -> ShapeRule | None:
         path = opath + ("shape_rule",)
-        text = self._get(item, opath, "shape_rule", (str,), required=True,
-                         what="same_as(x), broadcast(a, b) or reduce(x, dims, keepdim)")
+        text, match = self._call(item, opath, "shape_rule",
+                                 "same_as(x), broadcast(a, b) or reduce(x, dims, keepdim)")
         if text is None:
             return None
-        match = _CALL.match(text.strip())
         args = [a.strip() for a in match.group(2).split(",")] if match else []
         kind = match.group(1) if match else None
         shapes = {"same_as": (1, 1), "broadcast": (2, None), "reduce": (2, 3)}

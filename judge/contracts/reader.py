@@ -57,6 +57,30 @@ class BlockReader:
             return None
         return value
 
+    def _operands(self, section, path, registrable, what) -> list | None:
+        """The non-empty operand list at ``path`` (``inputs`` or ``outputs`` of ``section``);
+        None, with the error, where it is missing from a registrable block or not such a list."""
+        items = section.get(path[-1])
+        if items is None:
+            if registrable and section:
+                self.f.error(path, f"missing (a registrable block declares at least one {what})")
+            return None
+        if not isinstance(items, list) or not items:
+            self.f.error(path, f"expected a non-empty list of {what}s, got {items!r}")
+            return None
+        return items
+
+    def _each_operand(self, items, path, what):
+        """(path, mapping, name or None) of each entry of an operand list; an entry that is not
+        a mapping is reported and skipped."""
+        for index, item in enumerate(items):
+            ipath = path + (index,)
+            if not isinstance(item, dict):
+                self.f.error(ipath, f"expected an {what} mapping (- name: ...), got {item!r}")
+                continue
+            yield ipath, item, self._get(item, ipath, "name", (str,), required=True,
+                                         what="an operand name")
+
     def _section(self, key, *, required=False) -> dict:
         value = self.tree.get(key)
         if value is None:
