@@ -12,13 +12,15 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judge.api import TensorArg
 from judge.formats import get_format
-from judge.layouts import LayoutRecipe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from judge.layouts import LayoutRecipe
 
 
 @dataclass(frozen=True)

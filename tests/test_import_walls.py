@@ -66,3 +66,14 @@ def test_a_forbidden_import_breaks_its_wall(tmp_path, file, line, contracts):
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert broken(result.stdout) == contracts, result.stdout
+
+
+def test_ci_checks_the_walls_before_the_tests():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "scripts/test.sh" in ci
+    steps = [line.strip() for line in (ROOT / "scripts" / "test.sh").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    lint = next(i for i, step in enumerate(steps) if step.startswith("lint-imports"))
+    tests = next(i for i, step in enumerate(steps) if "pytest" in step)
+    assert lint < tests, steps
+    assert "import-linter" in (ROOT / "pyproject.toml").read_text().split("lint = [", 1)[1].split("]")[0]
