@@ -164,8 +164,8 @@ def _fold(values: Sequence[float], s: FloatSpec) -> float:
     """Left-to-right sum, each partial sum rounded to nearest-even into the accumulator format."""
     acc = 0.0
     for v in values:
-        if math.isinf(acc) or math.isinf(v):
-            acc = acc + v  # inf + finite = inf; inf + -inf = NaN (IEEE, no rounding involved)
+        if not math.isfinite(acc) or math.isinf(v):
+            acc = acc + v  # inf + finite = inf; inf + -inf = NaN; NaN stays (IEEE, no rounding)
             continue
         exact = Fraction(acc) + Fraction(v)
         acc = _to_float(round_float_exact(exact, s), s) if exact else 0.0
