@@ -63,7 +63,8 @@ def test_a_wheel_built_from_the_sdist_carries_the_templates_and_renders(tmp_path
     assert wanted and wanted <= shipped, f"not in the wheel: {sorted(wanted - shipped)}"
 
     prefix = tmp_path / "prefix"
-    _run([*pip, "install", "--no-deps", "--no-index", "--prefix", str(prefix), str(wheel)])
+    # --ignore-installed: without it pip uninstalls the Judge this test session runs on
+    _run([*pip, "install", "--ignore-installed", "--no-deps", "--no-index", "--prefix", str(prefix), str(wheel)])
     site = sysconfig.get_path("purelib", vars={"base": str(prefix), "platbase": str(prefix)})
     code = ("import judge.reports.assets as a, judge.reports.html as h, judge.results as r; "
             "print(a.reports_dir()); "
