@@ -19,6 +19,7 @@ from judge.scoring.describe import bits_dtype, describe_bits
 from judge.scoring.rules import (
     ELEMENTWISE,
     MAX_REPORTED,
+    Counts,
     bound_kind,
     flushed,
     is_reported,
@@ -30,20 +31,11 @@ from judge.scoring.rules import (
 
 
 @dataclass
-class Score:
+class Score(Counts):
     """Everything measured on one case (one or more outputs)."""
 
-    elements: int = 0
     ulp: list[int] = field(default_factory=list)  # integer ULP distances of finite elements
     ulp_real: list[float] = field(default_factory=list)
-    rel_max: float = 0.0
-    abs_max: float = 0.0
-    nan_mismatch: int = 0
-    inf_mismatch: int = 0
-    signed_zero_mismatch: int = 0
-    implausible: int = 0
-    findings: list[Finding] = field(default_factory=list)
-    reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
 
 
 def _f(x) -> float:

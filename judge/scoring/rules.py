@@ -27,9 +27,28 @@ Per output element, in this order:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
+from judge.executor import Finding
 from judge.formats import Format
+
+
+@dataclass
+class Counts:
+    """What every scorer counts, under the row's column names: error maxima, mismatches of
+    each kind, and the findings (failed, and reported under an unspecified rule)."""
+
+    elements: int = 0
+    rel_max: float = 0.0
+    abs_max: float = 0.0
+    nan_mismatch: int = 0
+    inf_mismatch: int = 0
+    signed_zero_mismatch: int = 0
+    implausible: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
 
 MAX_REPORTED = 3  # elements spelled out per failing check
 # Families whose output element i depends on the input elements broadcast to i alone.

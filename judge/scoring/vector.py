@@ -23,6 +23,7 @@ from judge.formats import Format, get_format
 from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import (
     MAX_REPORTED,
+    Counts,
     bound_kind,
     flushed,
     is_reported,
@@ -172,23 +173,14 @@ def error_maxima(cls: Classified, hi, obs_f, tiny=None) -> tuple[float, float]:
 
 
 @dataclass
-class VectorScore:
+class VectorScore(Counts):
     """What scoring measured over all elements of one output."""
 
-    elements: int = 0
     ulp: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # finite pairs
     ulp_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # their elements
     ulp_real: np.ndarray = field(default_factory=lambda: np.zeros(0))  # unrounded, finite obs
     ulp_real_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    rel_max: float = 0.0
-    abs_max: float = 0.0
-    nan_mismatch: int = 0
-    inf_mismatch: int = 0
-    signed_zero_mismatch: int = 0
-    implausible: int = 0
     failing: dict[str, np.ndarray] = field(default_factory=dict)  # check -> element indices
-    findings: list[Finding] = field(default_factory=list)
-    reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
 
     def ulp_real_rounded(self) -> list[float]:
         """The ULP-real errors as ``score_output`` records them (three decimals)."""
