@@ -128,13 +128,21 @@ def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+# The dtypes an adapter wires an OpKind for, where they are not the four float formats
+# (BOOL conditions, U32 indices, U8 masks, integer data moved byte for byte, casts).
+DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
+    "Where": (*FLOAT_DTYPES, "BOOL"),
+}
+
+
 def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wired) -> bool | str:
     """True if ``op_kind`` is in the adapter's table ``wired`` and ``dtypes`` are covered."""
     if op_kind not in wired:
         return f"{library} adapter has no kernel wired for OpKind {op_kind!r}"
-    bad = [d for d in dtypes if d not in FLOAT_DTYPES and not (d == "BOOL" and op_kind == "Where")]
+    allowed = DTYPES_BY_KIND.get(op_kind, FLOAT_DTYPES)
+    bad = [d for d in dtypes if d not in allowed]
     if bad:
-        return f"{library} adapter wires {op_kind} for {', '.join(FLOAT_DTYPES)} only, not {bad}"
+        return f"{library} adapter wires {op_kind} for {', '.join(allowed)} only, not {bad}"
     return True
 
 

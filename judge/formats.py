@@ -60,6 +60,7 @@ FORMATS: dict[str, Format] = {
         Format("BOOL", "bool", 8),
         Format("U8", "uint", 8),
         Format("U32", "uint", 32),
+        Format("I16", "int", 16),
         Format("I32", "int", 32),
         Format("I64", "int", 64),
     )
@@ -87,6 +88,7 @@ def _numpy_dtype(name: str) -> np.dtype:
             "BOOL": np.bool_,
             "U8": np.uint8,
             "U32": np.uint32,
+            "I16": np.int16,
             "I32": np.int32,
             "I64": np.int64,
         }[name]

@@ -80,6 +80,9 @@ def _broadcast_operand(draw, out: tuple[int, ...], spec: InputSpec) -> tuple[int
 def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[list[tuple[int, ...]], dict]:
     from oracles.params import draw_params
 
+    if opdef.draw_shapes is not None:  # the OpKind ties its operands' shapes together itself
+        shapes, params = draw(opdef.draw_shapes(contract, budget))
+        return [tuple(s) for s in shapes], params
     family = opdef.family
     nonempty = opdef.nonempty
     primary = contract.inputs[0] if family != "where" else contract.inputs[1]
@@ -141,11 +144,17 @@ def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget(
     shapes, params = draw(shapes_and_params(contract, opdef, budget))
     hints = tuple(opdef.hints(dtype))
     inputs, values, recipes, drawn = [], [], [], []
-    for shape, dt, spec in zip(shapes, dtypes, contract.inputs, strict=True):
+    for i, (shape, dt, spec) in enumerate(zip(shapes, dtypes, contract.inputs, strict=True)):
         recipe = draw(layout_recipe(shape, spec.layout))
-        stored = draw(value_array(dt, storage_shape(shape, recipe), hints))
+        fixed = opdef.draw_input(i, dt, shapes, params) if opdef.draw_input else None
+        if fixed is not None:  # indices, masks: the OpKind draws the values (a stride-0 axis
+            # repeats the first slice along it, which stays within what the OpKind allows)
+            full = np.asarray(draw(fixed))
+            stored = full[tuple(slice(0, n) for n in storage_shape(shape, recipe))]
+        else:
+            stored = draw(value_array(dt, storage_shape(shape, recipe), hints))
         partner = next((a for a, d in drawn if d == dt and a.shape == stored.shape), None)
-        if partner is not None:
+        if partner is not None and fixed is None:
             stored = draw(_echo(stored, partner, dt))
         drawn.append((stored, dt))
         inputs.append(build_view(stored, shape, recipe, dt))

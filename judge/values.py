@@ -23,6 +23,7 @@ POISON_BITS = {
     "BOOL": 0xA5,
     "U8": 0xA5,
     "U32": 0xA5A5A5A5,
+    "I16": 0x25A5,
     "I32": 0x25A5A5A5,
     "I64": 0x25A5A5A5A5A5A5A5,
 }

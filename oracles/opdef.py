@@ -40,6 +40,14 @@ class OpDef:
         exhaustive F32 sweeps on a GPU, which certify that reference; None where there is none.
     nonempty: the result of an empty reduction is undefined (no identity element: extrema,
         arg-extrema, a mean, a max's backward), so generated cases never reduce an empty axis.
+    draw_shapes: for OpKinds whose operands' shapes depend on each other or on the params
+        (matmul, concat, gather): a function (contract, budget) -> Hypothesis strategy of
+        (input shapes, op params); None: the family's default (``judge.strategies``).
+    out_shape: for the OpKind-defined shape rules (``OP_SHAPE_RULES`` in the contracts): a
+        function (the shapes of the operands the rule names, op params) -> output shape.
+    draw_input: for operands whose values are not free (indices within an axis, a mask): a
+        function (input position, dtype, shapes, params) -> Hypothesis strategy of the stored
+        array (logical shape, C order), or None where the default value generator applies.
     """
 
     op_kind: str
@@ -56,6 +64,9 @@ class OpDef:
     sweep_inputs: str | None = None
     f64_reference: tuple[str, int] | None = None
     nonempty: bool = False
+    draw_shapes: Callable[[Any, Any], Any] | None = None
+    out_shape: Callable[[Sequence[tuple[int, ...]], Mapping[str, Any]], tuple[int, ...]] | None = None
+    draw_input: Callable[[int, str, Sequence[tuple[int, ...]], Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self):  # the certified vectorised fast path of SPEC §6 (oracles.fast)
         from oracles.fast import accelerate
