@@ -8,12 +8,12 @@ from judge.contracts.model import RULE_MEANINGS, SEMANTIC_VALUES, Contract, Layo
 
 EDGE_KEYS = ("zeros", "init", "order")
 
-_LAYOUT_NAMES = (
-    ("strided", "strided"),
-    ("broadcast_stride0", "broadcast stride-0"),
-    ("start_offset", "start offset"),
-    ("reverse_strides", "reverse strides"),
-)
+_LAYOUT_NAMES = {  # layout flag: how ``judge show`` names it
+    "strided": "strided",
+    "broadcast_stride0": "broadcast stride-0",
+    "start_offset": "start offset",
+    "reverse_strides": "reverse strides",
+}
 
 
 def tree_json(contract: Contract) -> str:
@@ -22,7 +22,7 @@ def tree_json(contract: Contract) -> str:
 
 
 def layout_text(layout: Layout) -> str:
-    accepted = [label for attr, label in _LAYOUT_NAMES if getattr(layout, attr)]
+    accepted = [label for attr, label in _LAYOUT_NAMES.items() if getattr(layout, attr)]
     head = "contiguous required" if layout.contiguous_required else "contiguous accepted"
     return head + (f"; accepts {', '.join(accepted)}" if accepted else "; nothing else")
 

@@ -177,9 +177,9 @@ class Cost:
     provenance: str | None = None
     cls: str | None = None
     flops: CostExpr | None = None
+    memory: dict[str, CostExpr | int] = field(default_factory=dict)
     bytes_moved: CostExpr | None = None
     overhead_ns: float | None = None
-    memory: dict[str, CostExpr | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,9 @@ class Semantics:
 
 @dataclass(frozen=True)
 class Provider:
+    """The front matter's ``provider``: its backend and kernel_source are every block's defaults;
+    revision_base seeds ``kernel_revision_hash: auto``."""
+
     name: str | None = None
     backend: str | None = None
     kernel_source: str | None = None

@@ -43,12 +43,12 @@ class Counts:
     elements: int = 0
     rel_max: float = 0.0
     abs_max: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
     nan_mismatch: int = 0
     inf_mismatch: int = 0
     signed_zero_mismatch: int = 0
-    implausible: int = 0
-    findings: list[Finding] = field(default_factory=list)
     reported: list[Finding] = field(default_factory=list)  # mismatches under an unspecified rule
+    implausible: int = 0
 
 MAX_REPORTED = 3  # elements spelled out per failing check
 # Families whose output element i depends on the input elements broadcast to i alone.

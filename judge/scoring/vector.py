@@ -20,17 +20,9 @@ import numpy as np
 
 from judge.executor import Finding
 from judge.formats import Format, get_format
+from judge.scoring import rules as rulebook
 from judge.scoring.describe import describe, describe_bits
-from judge.scoring.rules import (
-    MAX_REPORTED,
-    Counts,
-    bound_kind,
-    flushed,
-    is_reported,
-    nan_involved,
-    sanity_factor,
-    sanity_text,
-)
+from judge.scoring.rules import MAX_REPORTED, Counts, bound_kind, flushed, is_reported
 from judge.scoring.xp import ops_for
 
 
@@ -102,9 +94,9 @@ def classify(*, obs_bits, exp_bits, obs_f, exp_f, hi, lo, has_exact, kind: str, 
         elif kind == "declared":
             _declared_hits(cls, ops, rest, fl, hi, precision)
         else:  # sanity (a "reduction" bound needs reduction terms, which elementwise ops lack)
-            limit = sanity_factor(fmt) * ops.clamp_min(xp.abs(hi), 1.0)
+            limit = rulebook.sanity_factor(fmt) * ops.clamp_min(xp.abs(hi), 1.0)
             cls.implausible = rest & (~err_known | (err > limit))
-            _flushed_or(hits, fl, "implausible", cls.implausible, sanity_text(fmt))
+            _flushed_or(hits, fl, "implausible", cls.implausible, rulebook.sanity_text(fmt))
     return cls
 
 
@@ -204,7 +196,7 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
     report = _Reporter(values, names, obs_bits, exp_bits, fmt, output, n)
     if not fmt.is_float:
         with np.errstate(invalid="ignore"):  # NaN inputs cast to float64 for the mask
-            nan_mask = nan_involved(opdef, values, params, obs_arr.shape).reshape(-1)
+            nan_mask = rulebook.nan_involved(opdef, values, params, obs_arr.shape).reshape(-1)
         mism = obs_bits != exp_bits
         report.add(Hit("nan", mism & nan_mask, f"the NaN rule is {rules.nan.value} (from {rules.nan.source})"))
         report.add(Hit("exact", mism & ~nan_mask, "exact by definition (bit-for-bit)"))

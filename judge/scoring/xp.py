@@ -33,6 +33,7 @@ class NumpyOps:
     def __init__(self, xp):
         self.xp = xp
         self.int64, self.float64 = xp.int64, xp.float64
+        self.exponent = xp.int32  # the dtype ldexp takes its exponents in
 
     def quiet(self):
         return np.errstate(all="ignore") if self.xp is np else contextlib.nullcontext()
@@ -51,13 +52,13 @@ class NumpyOps:
         return self.xp.zeros(n, dtype=self.xp.int64)
 
     def frexp_exponent(self, x):
-        return self.xp.frexp(x)[1].astype(self.xp.int64)
+        return self.cast(self.xp.frexp(x)[1], self.int64)
 
     def frexp_mantissa(self, x):
         return self.xp.frexp(x)[0]
 
     def ldexp(self, x, e):
-        return self.xp.ldexp(x, e.astype(self.xp.int32))
+        return self.xp.ldexp(x, self.cast(e, self.exponent))
 
     def ulp_distance(self, a_bits, b_bits, fmt):
         if self.xp is np:
@@ -80,6 +81,7 @@ class TorchOps(NumpyOps):
     def __init__(self, torch):
         self.xp = torch
         self.int64, self.float64 = torch.int64, torch.float64
+        self.exponent = torch.float64
 
     def quiet(self):
         return contextlib.nullcontext()
@@ -95,15 +97,6 @@ class TorchOps(NumpyOps):
 
     def zeros_int64(self, n: int, like):
         return self.xp.zeros(n, dtype=self.xp.int64, device=like.device)
-
-    def frexp_exponent(self, x):
-        return self.xp.frexp(x)[1].to(self.xp.int64)
-
-    def frexp_mantissa(self, x):
-        return self.xp.frexp(x)[0]
-
-    def ldexp(self, x, e):
-        return self.xp.ldexp(x, e.to(self.xp.float64))
 
     def ulp_distance(self, a_bits, b_bits, fmt):
         return ordinal_distance(self, a_bits, b_bits, fmt)

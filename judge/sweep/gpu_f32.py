@@ -34,6 +34,7 @@ from judge.scoring import tally as scoring
 from judge.scoring.rules import bound_kind, derived_bound
 from judge.sweep import f32_reference
 from judge.sweep.resident import resident_call, takes_device_arrays
+from judge.sweep.run import backend_supports, opdef_or_reason
 from judge.values import POISON_BITS
 
 F32 = get_format("F32")
@@ -78,13 +79,11 @@ class F32Sweep:
 def sweep_support(contract, backend, *, cross: bool = False) -> bool | str:
     import oracles
 
-    if backend.device not in ("cuda", "vulkan"):
-        return (f"an exhaustive F32 sweep runs on a GPU backend (its reference on CUDA); "
-                f"{backend.name} is {backend.device}")
-    try:
-        opdef = oracles.get(contract.op_kind or "")
-    except KeyError as exc:
-        return str(exc)
+    opdef = opdef_or_reason(contract)
+    on_gpu = backend.device in ("cuda", "vulkan")
+    if not on_gpu or isinstance(opdef, str):
+        return opdef if on_gpu else (f"an exhaustive F32 sweep runs on a GPU backend (its "
+                                     f"reference on CUDA); {backend.name} is {backend.device}")
     if opdef.f64_reference is None:
         covered = sorted(k for k in oracles.op_kinds() if oracles.get(k).f64_reference)
         return f"{contract.op_kind} has no certified F64 reference here (covered: {', '.join(covered)})"
@@ -99,11 +98,7 @@ def sweep_support(contract, backend, *, cross: bool = False) -> bool | str:
         return "the F64 reference needs torch with CUDA"
     if not torch.cuda.is_available():
         return "torch sees no CUDA device for the F64 reference"
-    try:
-        ok = backend.supports(contract, ("F32",))
-    except Exception as exc:  # noqa: BLE001
-        ok = f"supports() raised {type(exc).__name__}: {exc}"
-    return ok
+    return backend_supports(backend, contract, ("F32",))
 
 
 @dataclass

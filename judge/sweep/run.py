@@ -60,9 +60,26 @@ def rules_of(contract: Contract) -> dict[str, str]:
     return contract.semantics.values()
 
 
+def opdef_or_reason(contract: Contract):
+    """The contract's OpDef, or why the oracle has none."""
+    import oracles
+
+    try:
+        return oracles.get(contract.op_kind or "")
+    except KeyError as exc:
+        return str(exc)
+
+
+def backend_supports(backend: Backend, contract: Contract, dtypes: tuple[str, ...]) -> bool | str:
+    """``backend.supports``; one that raises is reported, not fatal."""
+    try:
+        return backend.supports(contract, dtypes)
+    except Exception as exc:  # noqa: BLE001 - a raising supports() is reported, not fatal
+        return f"supports() raised {type(exc).__name__}: {exc}"
+
+
 def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bool = False) -> bool | str:
     """True if this sweep can run, else why not (the reason goes into an ``unsupported`` row)."""
-    import oracles
     from judge.strategies import input_dtypes
 
     if dtype not in SWEEP_FORMATS:
@@ -72,10 +89,9 @@ def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bo
     if backend.device != contract.device and not cross:
         return (f"backend {backend.name} runs on {backend.device}; the contract is for "
                 f"{contract.device} (pass --cross to judge it anyway)")
-    try:
-        opdef = oracles.get(contract.op_kind or "")
-    except KeyError as exc:
-        return str(exc)
+    opdef = opdef_or_reason(contract)
+    if isinstance(opdef, str):
+        return opdef
     if opdef.sweep_inputs is None:
         return (f"{contract.op_kind} is a {opdef.family} op; sweeps cover elementwise "
                 f"unary, binary and compare ops")
@@ -85,11 +101,7 @@ def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bo
     in_dtypes = input_dtypes(contract, dtype)
     if any(d != dtype for d in in_dtypes):
         return f"mixed input dtypes {in_dtypes}: a sweep feeds every operand the same format"
-    try:
-        ok = backend.supports(contract, in_dtypes)
-    except Exception as exc:  # noqa: BLE001 - a raising supports() is reported, not fatal
-        ok = f"supports() raised {type(exc).__name__}: {exc}"
-    return ok
+    return backend_supports(backend, contract, in_dtypes)
 
 
 def _shape_for(contract: Contract, n: int) -> tuple[int, ...]:
