@@ -78,10 +78,7 @@ def classify(*, obs_bits, exp_bits, obs_f, exp_f, hi, lo, has_exact, kind: str, 
         both = ~obs_nan & ~exp_nan
         dist = ops.ulp_distance(obs_bits, exp_bits, fmt)
         obs_inf, exp_inf = xp.isinf(obs_f), xp.isinf(exp_f)
-        err_known = both & has_exact & ~obs_inf
-        diff = xp.abs(obs_f - hi) if lo is None else xp.abs((obs_f - hi) - lo)  # exact (Sterbenz)
-        err = xp.where(err_known, diff, float("nan"))
-        real = ops.ldexp(err, -(_ulp_exponent(ops, hi, lo, fmt) - fmt.precision + 1))
+        err_known, err, real = errors(ops, obs_f, both & has_exact & ~obs_inf, hi, lo, fmt)
         cls = Classified(hits, nan_mis, dist, both & ~obs_inf & ~exp_inf, err_known, err, real)
         differ = both & (obs_bits != exp_bits)
         inf_case = differ & ((obs_inf != exp_inf) | (obs_inf & exp_inf))
@@ -98,6 +95,16 @@ def classify(*, obs_bits, exp_bits, obs_f, exp_f, hi, lo, has_exact, kind: str, 
             cls.implausible = rest & (~err_known | (err > limit))
             _flushed_or(hits, fl, "implausible", cls.implausible, rulebook.sanity_text(fmt))
     return cls
+
+
+def errors(ops, obs_f, err_known, hi, lo, fmt: Format):
+    """(err_known, |observed − exact| there (NaN elsewhere), that error in units of
+    ulp_F(exact)): the measurements behind the bounds and the ULP-real column."""
+    xp = ops.xp
+    diff = xp.abs(obs_f - hi) if lo is None else xp.abs((obs_f - hi) - lo)  # exact (Sterbenz)
+    err = xp.where(err_known, diff, float("nan"))
+    real = ops.ldexp(err, -(_ulp_exponent(ops, hi, lo, fmt) - fmt.precision + 1))
+    return err_known, err, real
 
 
 def _ulp_exponent(ops, hi, lo, fmt: Format):
@@ -146,20 +153,22 @@ def _declared_hits(cls: Classified, ops, rest, fl, hi, p) -> None:
         _flushed_or(hits, fl, "bound", rest & ~known, "infinite error against a finite exact value", order=3)
 
 
-def error_maxima(cls: Classified, hi, obs_f, tiny=None) -> tuple[float, float]:
-    """(largest |error|, largest relative error) over the elements with a known error."""
+def error_maxima(cls, hi, obs_f, tiny=None) -> tuple[float, float]:
+    """(largest |error|, largest relative error) over the elements with a known error
+    (``cls``: anything with ``err_known`` and ``err``, as ``Classified``)."""
     ops = ops_for(obs_f)
     xp = ops.xp
-    if not ops.count(cls.err_known):
+    known, err = cls.err_known, cls.err
+    if not ops.count(known):
         return 0.0, 0.0
     with ops.quiet():
-        abs_max = float(xp.where(cls.err_known, cls.err, 0.0).max())
-        nz = cls.err_known & (hi != 0)
-        rel = xp.where(nz, cls.err / xp.where(nz, xp.abs(hi), 1.0), 0.0)
+        abs_max = float(xp.where(known, err, 0.0).max())
+        nz = known & (hi != 0)
+        rel = xp.where(nz, err / xp.where(nz, xp.abs(hi), 1.0), 0.0)
         rel_max = float(rel.max()) if ops.count(nz) else 0.0
-        if tiny is not None and ops.count(cls.err_known & tiny):
+        if tiny is not None and ops.count(known & tiny):
             # |obs − exact| / |exact| is 1 for an observed zero and astronomically large otherwise
-            t = cls.err_known & tiny
+            t = known & tiny
             rel_max = max(rel_max, 1.0 if not ops.count(t & (obs_f != 0)) else float("inf"))
     return abs_max, rel_max
 

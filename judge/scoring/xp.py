@@ -73,6 +73,10 @@ class NumpyOps:
     def first(self, mask) -> int:
         return int(self.xp.flatnonzero(mask)[0])
 
+    def indices(self, mask):
+        """The positions of a flat mask's true elements, ascending, as an index array."""
+        return self.xp.flatnonzero(mask)
+
     def item(self, x, i: int) -> int:
         return int(x[i])
 
@@ -103,6 +107,9 @@ class TorchOps(NumpyOps):
 
     def first(self, mask) -> int:
         return int(self.xp.nonzero(mask.reshape(-1))[0, 0])
+
+    def indices(self, mask):
+        return self.xp.nonzero(mask.reshape(-1)).reshape(-1)
 
 
 def ordinal_distance(ops, a_bits, b_bits, fmt):
