@@ -2,11 +2,15 @@
 
 Run: python benchmarks/measure_reference.py [--out DIR] [--sizes 4:28] [--kernel add_elementwise_cuda]
 
-For the kernel's CUDA contract (default: the F32 add) this measures, one after the other:
-  1. the Judge: ``judge.measure`` on torch-cuda and cupy (CUDA events, fitted model, copy roofline);
-  2. the reference: the library call itself (torch.add / cupy.add on two contiguous F32 arrays),
+For the kernel's CUDA contract (default: the F32 add) this measures, after a warm-up that
+brings the GPU to its working clocks:
+  1. the reference: the library call itself (torch.add / cupy.add on two contiguous F32 arrays),
      each sample bracketed by CUDA events after a synchronize, warmed up, median of REPS; its
-     model fitted by ``numpy.polyfit`` with weights 1/t; a device copy timed the same way.
+     model fitted by ``numpy.polyfit`` with weights 1/t; a device copy timed the same way;
+  2. the Judge: ``judge.measure`` on torch-cuda and cupy (CUDA events, fitted model, copy roofline);
+  3. the reference again. The Judge is compared with the mean of the two reference timings,
+     taken on either side of it, so a drift of the device between phases shows as the spread of
+     the two (``reference_spread``) instead of as a disagreement.
 Then it prints, per backend, both overheads and rates, the rate at the largest size as a
 fraction of the copy, and the largest per-size disagreement of the medians, and writes
 ``reference.json`` and the Judge's ``measured-cost.json`` under --out. With ``--cpu`` it does
@@ -84,6 +88,33 @@ def median_ns(timed, fn) -> float:
     return statistics.median(timed(fn) for _ in range(REPS))
 
 
+def warm_up(lib: str, device: str, seconds: float = 2.0) -> None:
+    """Busy the device for a while, so both phases run at its working clocks."""
+    if device != "cuda":
+        return
+    timed = event_timer(lib, device)
+    a, b, add, _, _ = arrays(lib, device, 1 << 26)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        timed(lambda: add(a, b))
+
+
+def averaged(first: dict, second: dict) -> dict:
+    """The two reference timings' mean per size, refitted; their spread alongside."""
+    sizes = first["sizes"]
+    t = np.array([(x + y) / 2 for x, y in zip(first["median_ns"], second["median_ns"], strict=True)])
+    work = np.array([3 * 4 * n for n in sizes], dtype=np.float64)
+    slope, intercept = np.polyfit(work, t, 1, w=1 / t)
+    spread = max(abs(x / y - 1) for x, y in zip(first["median_ns"], second["median_ns"], strict=True))
+    return {
+        **first, "median_ns": t.tolist(), "overhead_ns": float(intercept),
+        "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9),
+        "copy_B_per_s": (first["copy_B_per_s"] + second["copy_B_per_s"]) / 2,
+        "before": first, "after": second, "reference_spread": spread,
+        "overhead_spread": abs(first["overhead_ns"] / second["overhead_ns"] - 1),
+    }
+
+
 def reference(lib: str, device: str, sizes: list[int]) -> dict:
     """Plain event timing of ``lib``'s add at each size, fitted by numpy.polyfit (1/t weights)."""
     timed = event_timer(lib, device)
@@ -105,6 +136,18 @@ def reference(lib: str, device: str, sizes: list[int]) -> dict:
         "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9),
         "copy_B_per_s": float(2 * 4 * n / copy_ns * 1e9),
     }
+
+
+def _at(ref: dict, sizes: list[int]) -> dict:
+    """``ref`` restricted to the sizes the Judge measured (refitted if it measured fewer)."""
+    if list(ref["sizes"]) == list(sizes):
+        return ref
+    keep = [ref["sizes"].index(n) for n in sizes]
+    t = np.array([ref["median_ns"][i] for i in keep])
+    work = np.array([3 * 4 * n for n in sizes], dtype=np.float64)
+    slope, intercept = np.polyfit(work, t, 1, w=1 / t) if len(sizes) > 1 else (t[0] / work[0], 0.0)
+    return {**ref, "sizes": sizes, "median_ns": t.tolist(), "overhead_ns": float(intercept),
+            "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9)}
 
 
 def main() -> None:
@@ -130,15 +173,21 @@ def main() -> None:
     registry = default_registry().load_all()
     names = ("torch-cpu",) if args.cpu else ("torch-cuda", "cupy")
     backends = [registry.backends[name] for name in names]
+    device = "cpu" if args.cpu else "cuda"
+    libs = {name: "torch" if name.startswith("torch") else "cupy" for name in names}
+    sizes_of = size_range(lo, hi)
+    for lib in set(libs.values()):
+        warm_up(lib, device)
+    before = {name: reference(libs[name], device, sizes_of) for name in names}
     run = measure([contract], backends, MeasureOptions(log2=(lo, hi), item_budget_s=120,
                                                        dtypes=("F32",)))
     out = Path(args.out)
     write_measured_cost(run, out)
     report = {}
     for entry in run.entries:
-        lib = "torch" if entry.backend.name.startswith("torch") else "cupy"
-        device = "cpu" if args.cpu else "cuda"
-        ref = reference(lib, device, [p.sample.n for p in entry.points])
+        lib = libs[entry.backend.name]
+        points = [p.sample.n for p in entry.points]
+        ref = averaged(_at(before[entry.backend.name], points), reference(lib, device, points))
         judge_medians = [p.sample.median_ns for p in entry.points]
         ratios = [j / r for j, r in zip(judge_medians, ref["median_ns"], strict=True)]
         roof = run.rooflines[entry.backend.name]
@@ -170,6 +219,8 @@ def main() -> None:
         print(f"  judge/reference: overhead {j['overhead_ns'] / r['overhead_ns']:.3f}, rate "
               f"{j['rate_B_per_s'] / r['rate_B_per_s']:.3f}, median at 2^{hi} {ratios[-1]:.3f}, "
               f"median per size {min(ratios):.3f}..{max(ratios):.3f}")
+        print(f"  reference before/after the Judge: per-size spread {r['reference_spread']:.1%}, "
+              f"overhead {r['before']['overhead_ns'] / 1e3:.2f} / {r['after']['overhead_ns'] / 1e3:.2f} us")
         print(f"  device bytes per call at 2^{hi}: {j['device_bytes']} (contract: n * dtype_bytes = "
               f"{4 * sizes[-1]})")
     (out / "reference.json").write_text(json.dumps(report, indent=1, default=float))
