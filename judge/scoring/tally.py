@@ -68,19 +68,21 @@ def add_chunk(tally: Tally, start: int, x_bits, obs_bits, exp_bits, ref, *, kind
     """Score one chunk: output bits ``obs_bits`` against the correctly rounded ``exp_bits`` and the
     F64 reference ``ref`` (which stands in for the exact value, certified by the caller).
 
-    An element whose bits equal the correctly rounded result breaks no rule, so only the others
-    (a few percent for a kernel within an ulp) go through ``classify``; the measurements (ULP
+    An element whose bits equal the correctly rounded result (or a NaN where a NaN is expected)
+    breaks no rule, so only the others (a few percent for a kernel within an ulp) go through
+    ``classify``; the measurements (ULP
     histogram, worst ULP-real error, error maxima) still cover every element.
     """
     fmt = tally.fmt
     ops = ops_for(ref)
     xp = ops.xp
     tally.elements += int(ref.shape[0])
-    same = obs_bits == exp_bits
+    exp_nan = xp.isnan(_as_float(ops, exp_bits, fmt))
+    # two NaNs (whatever their payloads) break no rule either
+    same = (obs_bits == exp_bits) | (exp_nan & xp.isnan(_as_float(ops, obs_bits, fmt)))
     d = ops.indices(~same)  # the elements that differ, ascending
     with ops.quiet():
         obs_f = ops.cast(_as_float(ops, obs_bits, fmt), ops.float64)
-        exp_nan = xp.isnan(_as_float(ops, exp_bits, fmt))
         known = xp.isfinite(obs_f) & ~exp_nan & xp.isfinite(ref)
         measured = Measured(*errors(ops, obs_f, known, ref, None, fmt))
     equal_finite = ops.count(same & xp.isfinite(_as_float(ops, exp_bits, fmt)))
