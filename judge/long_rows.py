@@ -23,8 +23,9 @@ EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
 
 
 def accumulates(opdef) -> bool:
-    """Sums, means and sums-to: the reductions whose result carries rounding from every step."""
-    return opdef.family in ("reduce", "reduce_to") and not opdef.exact
+    """Sums, means, sums-to, matrix products and prefix sums: results that carry rounding from
+    every step."""
+    return opdef.family in ("reduce", "reduce_to", "matmul", "scan") and not opdef.exact
 
 
 def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value: float) -> np.ndarray:
@@ -48,6 +49,11 @@ def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value
 @st.composite
 def long_row_case(draw, contract, opdef, dtypes: tuple[str, ...], longest: int):
     """A case of one long row (or two, side by side) reduced along it, contiguous or not."""
+    if opdef.family in ("matmul", "scan"):  # long k, long scanned axis (judge.long_products)
+        from judge.long_products import long_matmul_case, long_scan_case
+
+        maker = long_matmul_case if opdef.family == "matmul" else long_scan_case
+        return draw(maker(contract, dtypes, longest))
     lengths = tuple(n for n in (256, 512, 1024, 2048, 4096, 8192, 16384) if n <= longest)
     n = draw(st.sampled_from(lengths))
     pattern = draw(st.sampled_from(PATTERNS))
