@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from judge.cases import Case
 from judge.layouts import build_view, layout_recipe, storage_shape
-from judge.long_rows import EQUAL_VALUES, PATTERNS, row_values
+from judge.long_rows import EQUAL_VALUES, PATTERNS, long_row_case, row_values
 
 
 @st.composite
@@ -75,3 +75,12 @@ def long_scan_case(draw, contract, dtypes: tuple[str, ...], longest: int) -> Cas
     params = {"outer_count": 1 if first else lanes, "dim_size": n,
               "inner_count": lanes if first else 1, "axis": 0 if first else 1}
     return Case(dtypes[0], (view,), (logical,), (recipe,), params)
+
+
+def long_case(contract, opdef, dtypes: tuple[str, ...], longest: int):
+    """The long case of an accumulating OpKind: a long k, a long scan or a long reduced row."""
+    if opdef.family == "matmul":
+        return long_matmul_case(contract, dtypes, longest)
+    if opdef.family == "scan":
+        return long_scan_case(contract, dtypes, longest)
+    return long_row_case(contract, opdef, dtypes, longest)

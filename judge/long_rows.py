@@ -49,11 +49,6 @@ def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value
 @st.composite
 def long_row_case(draw, contract, opdef, dtypes: tuple[str, ...], longest: int):
     """A case of one long row (or two, side by side) reduced along it, contiguous or not."""
-    if opdef.family in ("matmul", "scan"):  # long k, long scanned axis (judge.long_products)
-        from judge.long_products import long_matmul_case, long_scan_case
-
-        maker = long_matmul_case if opdef.family == "matmul" else long_scan_case
-        return draw(maker(contract, dtypes, longest))
     lengths = tuple(n for n in (256, 512, 1024, 2048, 4096, 8192, 16384) if n <= longest)
     n = draw(st.sampled_from(lengths))
     pattern = draw(st.sampled_from(PATTERNS))

@@ -60,7 +60,8 @@ def test_broken_backend_is_caught(broken_matmul, contract, cls, file, kernel, dt
     assert result.case is not None and row.counterexample == result.case.case_id
 
 
-@pytest.mark.parametrize("file, kernel, dtype", sorted({(c[1], c[2], c[3]) for c in CASES}))
+@pytest.mark.parametrize("file, kernel, dtype",
+                         sorted({(c[1], c[2], c[3]) for c in CASES} | {(CS, "cumsum_cpu", "BF16")}))
 def test_correct_backend_passes(broken_matmul, contract, file, kernel, dtype):
     result = run_item(Item(contract(file, kernel), broken_matmul.MiniMatmulCpu(), dtype), get_profile("ci"))
     assert result.row.verdict == "pass", result.message
