@@ -68,7 +68,7 @@ def rows() -> list[OpDef]:
               domain="out[b, i, j] = Σ_k lhs[b, i, k]·rhs[b', k, j]; b' = b / (lhs_dim / rhs_dim) "
                      "per batch axis; inf·0 = NaN",
               reduction_bound="sum", draw_shapes=draw_matmul_shapes, out_shape=matmul_out_shape),
-        OpDef("CumSum", "scan", 1, False, SUMS, evaluate_cumsum, hints=hints.summation,
+        OpDef("CumSum", "scan", 1, False, SUMS, evaluate_cumsum, params="cumsum", hints=hints.summation,
               domain="inclusive prefix sum along axis", reduction_bound="sum",
               draw_shapes=draw_cumsum_shapes),
     ]
