@@ -23,8 +23,9 @@ EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
 
 
 def accumulates(opdef) -> bool:
-    """Sums, means and sums-to: the reductions whose result carries rounding from every step."""
-    return opdef.family in ("reduce", "reduce_to") and not opdef.exact
+    """Sums, means, sums-to, matrix products and prefix sums: results that carry rounding from
+    every step."""
+    return opdef.family in ("reduce", "reduce_to", "matmul", "scan") and not opdef.exact
 
 
 def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value: float) -> np.ndarray:

@@ -134,13 +134,14 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
 def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget()) -> Case:
     """One generated case for ``contract`` at fan dtype ``dtype``."""
     import oracles
-    from judge.long_rows import accumulates, long_row_case
+    from judge.long_products import long_case
+    from judge.long_rows import accumulates
 
     opdef = oracles.get(contract.op_kind)
     dtypes = input_dtypes(contract, dtype)
     # The top value leads to long rows, so shrinking leads away from them.
     if accumulates(opdef) and budget.long_row and draw(st.integers(0, 3)) == 3:
-        return draw(long_row_case(contract, opdef, dtypes, budget.long_row))
+        return draw(long_case(contract, opdef, dtypes, budget.long_row))
     shapes, params = draw(shapes_and_params(contract, opdef, budget))
     hints = tuple(opdef.hints(dtype))
     inputs, values, recipes, drawn = [], [], [], []

@@ -115,6 +115,8 @@ EXAMPLES: dict[str, Callable[[tuple[int, ...]], dict[str, Any]]] = {
     "affine": lambda shape: {"mul": 2.0, "add": 0.5},
     "clamp": lambda shape: {"min": -1.0, "max": 2.0},
     "powi": lambda shape: {"exp": 3},
+    # CumSum draws its own shapes (oracles.matmul_table); this serves smoke tests.
+    "cumsum": lambda shape: {"outer_count": math.prod(shape[:-1]), "dim_size": shape[-1], "inner_count": 1, "axis": len(shape) - 1},
 }
 
 

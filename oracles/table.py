@@ -12,6 +12,7 @@ from typing import Any
 
 from oracles import arith, edges, hints, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
+from oracles.matmul_table import rows as matmul_rows
 from oracles.opdef import OpDef
 
 PROPAGATE = {"nan": "propagate"}
@@ -188,6 +189,7 @@ def _rows() -> list[OpDef]:
               reductions.arg_extremum(False, arg_defaults), params="single_dim", hints=hints.ties,
               nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties",
               nonempty=True),
+        *matmul_rows(),
     ]
 
 

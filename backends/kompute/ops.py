@@ -58,6 +58,8 @@ OPS: dict[str, OpEntry] = {
     "MeanReduce": OpEntry("reduce", 3, ("F32",)),
     "ArgMaxDim": OpEntry("argreduce", 0, FLOATS),
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
+    "MatMul": OpEntry("matmul", 0, ("F32",)),
+    "CumSum": OpEntry("cumsum", 0, FLOATS),
 }
 
 

@@ -42,6 +42,8 @@ PROGRAMS: dict[str, Program] = {
         Program("argreduce_f64", "argreduce.comp", ("DT_F64",)),
         Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
         Program("copy", "copy.comp"),
+        Program("matmul_f32", "matmul.comp"),
+        *(Program(f"cumsum_{d.lower()}", "cumsum.comp", (f"DT_{d}",)) for d in ("F32", "F16", "F64", "BF16")),
     )
 }
 

@@ -1,0 +1,30 @@
+"""MatMul and CumSum for torch (merged into ``_torch_ops.TORCH_TABLE``).
+
+``torch.matmul`` on the operands in T (torch's half and bfloat16 GEMMs accumulate in float32
+themselves; there is no accumulator argument to pass), GQA batch axes expanded with
+``repeat_interleave`` (lhs batch index i reads rhs index i / ratio); ``torch.cumsum`` with
+``dtype=torch.float32`` for halves, as a Fuel wrapper passes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def _matmul(env, args: Sequence[Any]):
+    lhs, rhs = args
+    p = env.op.params
+    for axis, (l, r) in enumerate(zip(p["lhs_batch_dims"], p["rhs_batch_dims"], strict=True)):
+        if l != r and r:
+            rhs = rhs.repeat_interleave(l // r, dim=axis)
+    return env.torch.matmul(lhs, rhs)
+
+
+def _cumsum(env, args: Sequence[Any]):
+    (x,) = args
+    kwargs = {"dtype": env.acc} if env.acc is not None else {}
+    return env.torch.cumsum(x, dim=int(env.op.params["axis"]), **kwargs).to(x.dtype)
+
+
+TORCH_MATMUL = {"MatMul": _matmul, "CumSum": _cumsum}

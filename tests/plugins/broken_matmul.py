@@ -1,0 +1,94 @@
+"""Test-only MatMul / CumSum backends: a small correct CPU backend and variants that accumulate
+BF16 and F16 in their storage format instead of the F32 the contracts name (and one that reads
+the wrong rhs batch under GQA). Loadable as a ``--plugin`` file."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import judge
+
+
+def _expand(rhs: np.ndarray, lb, rb, *, tiled: bool = False) -> np.ndarray:
+    """rhs with each batch axis grown to the lhs extent: repeated element-wise (the contract's
+    i / ratio), or tiled (i % rhs_dim) where ``tiled``."""
+    for axis, (l, r) in enumerate(zip(lb, rb, strict=True)):
+        if l != r and r:
+            rhs = np.tile(rhs, [l // r if a == axis else 1 for a in range(rhs.ndim)]) if tiled \
+                else np.repeat(rhs, l // r, axis=axis)
+    return rhs
+
+
+class MiniMatmulCpu(judge.Backend):
+    """Correct MatMul and CumSum for F32/F64/F16/BF16: numpy with an F32 accumulator for halves."""
+
+    name = "mini-matmul-cpu"
+    device = "cpu"
+
+    def supports(self, contract, dtypes):
+        return True if contract.op_kind in ("MatMul", "CumSum") else f"{self.name} has no {contract.op_kind}"
+
+    def run(self, contract, call):
+        xs = [t.view() for t in call.inputs]
+        out = call.outputs[0]
+        with np.errstate(all="ignore"):
+            if contract.op_kind == "MatMul":
+                r = self.matmul(xs[0], xs[1], call.params)
+            else:
+                r = self.cumsum(xs[0], int(call.params["axis"]))
+        return [np.asarray(r).astype(out.base.dtype).reshape(out.shape)]
+
+    @staticmethod
+    def acc(x: np.ndarray):
+        return np.float32 if x.dtype.itemsize == 2 else x.dtype
+
+    def matmul(self, a, b, p):
+        b = _expand(b, p["lhs_batch_dims"], p["rhs_batch_dims"])
+        return np.matmul(a.astype(self.acc(a)), b.astype(self.acc(b)))
+
+    def cumsum(self, x, axis):
+        return np.cumsum(x, axis=axis, dtype=self.acc(x))
+
+
+class HalfAccumulationMatmul(MiniMatmulCpu):
+    """Sums the products of a half MatMul in the half format, one rounding per step."""
+
+    name = "broken-half-accumulation-matmul"
+
+    def matmul(self, a, b, p):
+        if a.dtype.itemsize != 2:
+            return super().matmul(a, b, p)
+        b = _expand(b, p["lhs_batch_dims"], p["rhs_batch_dims"])
+        acc = np.zeros((*a.shape[:-1], b.shape[-1]), dtype=a.dtype)
+        for t in range(a.shape[-1]):
+            prod = (a[..., t:t + 1].astype(np.float32) * b[..., t:t + 1, :].astype(np.float32))
+            acc = (acc.astype(np.float32) + prod).astype(a.dtype)  # rounds to the half format
+        return acc
+
+
+class HalfAccumulationCumSum(MiniMatmulCpu):
+    """Scans a half CumSum in the half format (numpy's own half add.accumulate)."""
+
+    name = "broken-half-accumulation-cumsum"
+
+    def cumsum(self, x, axis):
+        if x.dtype.itemsize != 2:
+            return super().cumsum(x, axis)
+        return np.add.accumulate(x, axis=axis, dtype=x.dtype)
+
+
+class TiledGqa(MiniMatmulCpu):
+    """Reads rhs batch i % rhs_dim instead of i / ratio under GQA."""
+
+    name = "broken-tiled-gqa"
+
+    def matmul(self, a, b, p):
+        b = _expand(b, p["lhs_batch_dims"], p["rhs_batch_dims"], tiled=True)
+        return np.matmul(a.astype(self.acc(a)), b.astype(self.acc(b)))
+
+
+BROKEN = (HalfAccumulationMatmul, HalfAccumulationCumSum, TiledGqa)
+
+
+def backends() -> list[judge.Backend]:
+    return [MiniMatmulCpu(), *(cls() for cls in BROKEN)]
