@@ -58,6 +58,7 @@ OPS: dict[str, OpEntry] = {
     "MeanReduce": OpEntry("reduce", 3, ("F32",)),
     "ArgMaxDim": OpEntry("argreduce", 0, FLOATS),
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
+    "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16")),  # pairs: backends.kompute.cast.PAIRS
 }
 
 

@@ -42,6 +42,9 @@ PROGRAMS: dict[str, Program] = {
         Program("argreduce_f64", "argreduce.comp", ("DT_F64",)),
         Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
         Program("copy", "copy.comp"),
+        *(Program(f"cast_{a}_{b}", "cast.comp", (f"HALF_{h.upper()}", *(("NARROW",) if a == "f32" else ())))
+          for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),
+                          ("bf16", "f32", "bf16"))),
     )
 }
 
