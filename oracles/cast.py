@@ -32,6 +32,7 @@ from oracles.rounding import (
     round_fraction,
 )
 
+
 def read_source(x: np.ndarray, src: str) -> list:
     """The exact values of ``x`` (C order): Fraction or ±inf/NaN floats for a float format,
     (value, negative) pairs keeping the sign of zero; plain ints for an integer format."""
