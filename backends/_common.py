@@ -132,6 +132,7 @@ def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
 # (BOOL conditions, U32 indices, U8 masks, integer data moved byte for byte, casts).
 DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Where": (*FLOAT_DTYPES, "BOOL"),
+    "Cast": (*FLOAT_DTYPES, "F8E4M3", "I32", "U32", "I64", "U8"),
 }
 
 

@@ -27,6 +27,7 @@ from backends._common import (
     single_dim,
 )
 from backends._torch_matmul import TORCH_MATMUL
+from backends._torch_cast import TORCH_CAST
 
 
 @dataclass(frozen=True)
@@ -215,4 +216,5 @@ TORCH_TABLE: dict[str, Entry] = {
     "ReduceMaxTo": _max_to,
     "ReduceMaxToBackward": _max_to_backward,
     **TORCH_MATMUL,
+    **TORCH_CAST,
 }

@@ -24,6 +24,7 @@ from backends._common import (
     single_dim,
 )
 from backends._xp_matmul import XP_MATMUL
+from backends._xp_cast import XP_CAST
 
 
 @dataclass(frozen=True)
@@ -277,4 +278,5 @@ XP_TABLE: dict[str, Entry] = {
     "ReduceMaxTo": _max_to,
     "ReduceMaxToBackward": _max_to_backward,
     **XP_MATMUL,
+    **XP_CAST,
 }

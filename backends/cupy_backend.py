@@ -106,9 +106,11 @@ class CupyBackend(Backend):
         return True
 
     def supports(self, contract, dtypes) -> bool | str:
+        from backends._xp_cast import cupy_cast_support
         from backends._xp_ops import XP_TABLE
 
-        return check_dtypes(contract.op_kind, dtypes, library="cupy", wired=XP_TABLE)
+        ok = check_dtypes(contract.op_kind, dtypes, library="cupy", wired=XP_TABLE)
+        return ok if ok is not True else cupy_cast_support(contract, dtypes)
 
     def run(self, contract, call):
         import numpy as np

@@ -14,21 +14,21 @@ from backends._common import check_dtypes, make_op_call, store_outputs
 from judge.api import Backend, is_resident
 
 _TORCH_DTYPES = {"F32": "float32", "F64": "float64", "F16": "float16", "BF16": "bfloat16", "BOOL": "bool"}
+# Formats numpy holds through ml_dtypes: they cross to torch as bits, (numpy view, torch dtype).
+_BIT_VIEWS = {"BF16": ("int16", "bfloat16"), "F8E4M3": ("uint8", "float8_e4m3fn")}
 
 
 def to_device(torch, arg, device: str):
     """A torch view of ``arg`` on ``device`` (its base uploaded whole, never compacted)."""
-    import numpy as np
-
     if is_resident(arg):  # already on the device: shared, not copied
         return torch.as_strided(torch.from_dlpack(arg.base), arg.shape, arg.strides, arg.offset)
-    host = arg.base.view(np.int16) if arg.dtype == "BF16" else arg.base
+    host = arg.base.view(_BIT_VIEWS[arg.dtype][0]) if arg.dtype in _BIT_VIEWS else arg.base
     with warnings.catch_warnings():
         # A read-only base is only ever read; torch warns about writability regardless.
         warnings.simplefilter("ignore", UserWarning)
         tensor = torch.from_numpy(host)
-    if arg.dtype == "BF16":
-        tensor = tensor.view(torch.bfloat16)
+    if arg.dtype in _BIT_VIEWS:
+        tensor = tensor.view(getattr(torch, _BIT_VIEWS[arg.dtype][1]))
     tensor = tensor.to(device)
     if arg.size == 0:
         return torch.empty(arg.shape, dtype=tensor.dtype, device=device)
@@ -55,6 +55,8 @@ def to_host(torch, tensor, dtype: str):
     tensor = tensor.contiguous().to("cpu")
     if tensor.dtype == torch.bfloat16:
         return tensor.view(torch.int16).numpy().view(get_format("BF16").numpy_dtype)
+    if tensor.dtype == torch.float8_e4m3fn:
+        return tensor.view(torch.uint8).numpy().view(get_format("F8E4M3").numpy_dtype)
     return tensor.numpy()
 
 

@@ -58,19 +58,15 @@ def ulp_distance(observed, expected, fmt: Format | str) -> np.ndarray:
     f = _fmt(fmt)
     ob, eb = _bits(observed, f), _bits(expected, f)
     oo, oe = ordinal(ob, f), ordinal(eb, f)
-    nan_mag = _inf_mag(f)
-    o_nan = np.abs(oo) > nan_mag
-    e_nan = np.abs(oe) > nan_mag
+    nan_mag = f.first_nan_mag
+    o_nan = np.abs(oo) >= nan_mag
+    e_nan = np.abs(oe) >= nan_mag
     # magnitudes are < 2^63, so each side fits; the difference may not: compute it in float to
     # detect overflow, then exactly in int64 where it fits
     approx = np.abs(oo.astype(np.float64) - oe.astype(np.float64))
     fits = approx < 2.0**62
     diff = np.where(fits, np.abs(np.where(fits, oo, 0) - np.where(fits, oe, 0)), NAN_DISTANCE)
     return np.where(o_nan | e_nan, NAN_DISTANCE, diff).astype(np.int64)
-
-
-def _inf_mag(f: Format) -> int:
-    return ((1 << f.exponent_bits) - 1) << f.mantissa_bits
 
 
 def _floor_log2(x: Fraction) -> int:

@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 from judge.formats import Format, get_format
 
 # Poison written into outputs before a call; the value generator never produces these bits, so
-# an output element still holding them was never written. Quiet NaNs with a recognisable payload.
+# an output element still holding them was never written. Quiet NaNs with a recognisable payload;
+# F8E4M3 has only the two NaNs S.1111.111, which a correct cast returns, so its poison is the
+# finite 0xA5 (-0.203125), and casts keep their inputs away from values that round to a poison.
 POISON_BITS = {
+    "F8E4M3": 0xA5,
     "F64": 0x7FFA5A5A5A5A5A5A,
     "F32": 0x7FE5A5A5,
     "F16": 0x7EA5,
@@ -38,16 +41,18 @@ def to_bits(values, fmt: Format) -> np.ndarray:
 def _positive_bits(fmt: Format) -> dict[str, int]:
     """Bit patterns of the positive special and extreme values of a float format."""
     m = fmt.mantissa_bits
-    exp_all = ((1 << fmt.exponent_bits) - 1) << m
-    return {
+    bits = {
         "zero": 0,
         "min_subnormal": 1,
         "max_subnormal": (1 << m) - 1,
         "min_normal": 1 << m,
-        "max_finite": exp_all - 1,
-        "inf": exp_all,
-        "nan": exp_all | (1 << (m - 1)),  # canonical quiet NaN
+        "max_finite": fmt.max_finite_mag,
+        "inf": fmt.inf_mag,
+        "nan": fmt.nan_mag,  # canonical quiet NaN
     }
+    if not fmt.has_inf:  # F8E4M3: no infinity (its inf_mag is the NaN)
+        del bits["inf"]
+    return bits
 
 
 def _both_signs(fmt: Format, positive) -> tuple[int, ...]:
@@ -75,7 +80,8 @@ def special_bits(name: str) -> tuple[int, ...]:
         return ()
     p = _positive_bits(fmt)
     # +0 first: Hypothesis shrinks a sampled special towards it
-    return _both_signs(fmt, (p["zero"], p["nan"], p["inf"], p["min_subnormal"], p["max_subnormal"]))
+    keys = ("zero", "nan", "inf", "min_subnormal", "max_subnormal")
+    return _both_signs(fmt, tuple(p[k] for k in keys if k in p))
 
 
 def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[int]:
@@ -103,7 +109,24 @@ def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[
         return st.integers(0, 1)
     if fmt.is_float:
         return _float_elements(fmt, hints)
+    if fmt.kind == "int":  # negatives too; as the two's-complement bit pattern of the format
+        mask = (1 << fmt.bits) - 1
+        return st.integers(-1000, 1000).map(lambda v: v & mask)
     return st.integers(0, min((1 << fmt.bits) - 1, 1000))
+
+
+@cache
+def int_elements(name: str, lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Integer values of format ``name`` within [lo, hi] (a subrange of the format's), biased
+    to the ends of the range, ±1 and 0; shrinks towards 0 (or the end nearest it)."""
+    fmt = get_format(name)
+    full = (-(1 << (fmt.bits - 1)), (1 << (fmt.bits - 1)) - 1) if fmt.kind == "int" else (0, (1 << fmt.bits) - 1)
+    if not full[0] <= lo <= hi <= full[1]:
+        raise ValueError(f"[{lo}, {hi}] is not within {name}'s range {list(full)}")
+    edges = sorted({v for v in (0, 1, -1, 2, lo, lo + 1, hi - 1, hi) if lo <= v <= hi},
+                   key=lambda v: (abs(v), v))
+    small = st.integers(max(lo, -1000), min(hi, 1000)) if max(lo, -1000) <= min(hi, 1000) else st.nothing()
+    return st.one_of(st.sampled_from(edges), small, st.integers(lo, hi))
 
 
 @cache

@@ -2,7 +2,8 @@
 
 Everything here is integer arithmetic on Python ints: a value is rounded to nearest, ties to
 even, with gradual underflow (subnormals) and overflow to ±inf, and comes back as the bit pattern
-of the format. numpy only boxes those bit patterns into arrays of the right dtype (a view, exact).
+of the format. A format without infinities (F8E4M3) overflows to NaN instead: its magnitude one
+past the largest finite is the NaN, so the same clamp gives it. numpy only boxes those bit patterns into arrays of the right dtype (a view, exact).
 
 For a binary float format with precision p the magnitude bits of a finite value M·2^q, with
 q >= qmin = emin − p + 1 and M < 2^p (M >= 2^(p−1) unless q == qmin), are simply
@@ -33,8 +34,9 @@ class FloatSpec:
     emax: int
     qmin: int  # exponent of the smallest subnormal: emin − p + 1
     sign_bit: int
-    inf_mag: int  # magnitude bits of +inf (one past the largest finite)
+    inf_mag: int  # magnitude bits of +inf (one past the largest finite; NaN where no inf)
     nan_bits: int  # the canonical quiet NaN
+    has_inf: bool  # False for F8E4M3: overflow and ±inf round to NaN, the format has no inf
     bits_dtype: np.dtype
     dtype: np.dtype
 
@@ -46,7 +48,7 @@ def float_spec(fmt: str | Format) -> FloatSpec:
         raise ValueError(f"{f.name} is not a float format")
     p = f.precision
     emin = f.emin
-    inf_mag = ((1 << f.exponent_bits) - 1) << (p - 1)
+    inf_mag = f.inf_mag
     return FloatSpec(
         name=f.name,
         bits=f.bits,
@@ -56,7 +58,8 @@ def float_spec(fmt: str | Format) -> FloatSpec:
         qmin=emin - p + 1,
         sign_bit=1 << (f.bits - 1),
         inf_mag=inf_mag,
-        nan_bits=inf_mag | (1 << (p - 2)),
+        nan_bits=f.nan_mag,
+        has_inf=f.has_inf,
         bits_dtype=f.bits_dtype,
         dtype=f.numpy_dtype,
     )
@@ -168,7 +171,7 @@ def decode_fraction(bits: int, s: FloatSpec) -> Fraction | float:
     negative = bool(bits & s.sign_bit)
     mag = bits & (s.sign_bit - 1)
     if mag >= s.inf_mag:
-        if mag == s.inf_mag:
+        if mag == s.inf_mag and s.has_inf:
             return -math.inf if negative else math.inf
         return math.nan
     hidden = 1 << (s.p - 1)
@@ -213,6 +216,7 @@ def array_to_bits(arr: np.ndarray, fmt: str) -> np.ndarray:
 _INT_RANGES = {
     "BOOL": (0, 1),
     "U8": (0, (1 << 8) - 1),
+    "I16": (-(1 << 15), (1 << 15) - 1),
     "U32": (0, (1 << 32) - 1),
     "I32": (-(1 << 31), (1 << 31) - 1),
     "I64": (-(1 << 63), (1 << 63) - 1),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles import arith, edges, hints, reductions
+from oracles import arith, cast, edges, hints, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.matmul_table import rows as matmul_rows
 from oracles.opdef import OpDef
@@ -190,6 +190,7 @@ def _rows() -> list[OpDef]:
               nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties",
               nonempty=True),
         *matmul_rows(),
+        *cast.rows(),
     ]
 
 

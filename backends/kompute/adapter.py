@@ -7,10 +7,13 @@ from functools import cache
 import numpy as np
 
 from backends.kompute import device
-from backends.kompute.launch import LAUNCHERS
+from backends.kompute.cast import CAST_LAUNCHERS, cast_support
+from backends.kompute.launch import LAUNCHERS as _FAMILY_LAUNCHERS
 from backends.kompute.ops import OPS
 from backends.kompute.preflight import vulkan_problem
 from judge.api import Backend, KernelCall
+
+LAUNCHERS = {**_FAMILY_LAUNCHERS, **CAST_LAUNCHERS}
 
 
 @cache
@@ -51,6 +54,8 @@ class KomputeBackend(Backend):
         entry = OPS.get(contract.op_kind or "")
         if entry is None:
             return f"no Vulkan kernel for op kind {contract.op_kind!r}"
+        if entry.family == "cast":
+            return cast_support(contract, dtypes)
         float_inputs = [d for d in dtypes if d != "BOOL"]
         if len(set(float_inputs)) > 1:
             return f"mixed input dtypes {dtypes} are not implemented"

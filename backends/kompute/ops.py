@@ -60,6 +60,7 @@ OPS: dict[str, OpEntry] = {
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
     "MatMul": OpEntry("matmul", 0, ("F32",)),
     "CumSum": OpEntry("cumsum", 0, FLOATS),
+    "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16")),  # pairs: backends.kompute.cast.PAIRS
 }
 
 

@@ -44,6 +44,9 @@ PROGRAMS: dict[str, Program] = {
         Program("copy", "copy.comp"),
         Program("matmul_f32", "matmul.comp"),
         *(Program(f"cumsum_{d.lower()}", "cumsum.comp", (f"DT_{d}",)) for d in ("F32", "F16", "F64", "BF16")),
+        *(Program(f"cast_{a}_{b}", "cast.comp", (f"HALF_{h.upper()}", *(("NARROW",) if a == "f32" else ())))
+          for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),
+                          ("bf16", "f32", "bf16"))),
     )
 }
 
