@@ -15,9 +15,9 @@ from typing import Any
 def _matmul(env, args: Sequence[Any]):
     lhs, rhs = args
     p = env.op.params
-    for axis, (l, r) in enumerate(zip(p["lhs_batch_dims"], p["rhs_batch_dims"], strict=True)):
-        if l != r and r:
-            rhs = rhs.repeat_interleave(l // r, dim=axis)
+    for axis, (ld, r) in enumerate(zip(p["lhs_batch_dims"], p["rhs_batch_dims"], strict=True)):
+        if ld != r and r:
+            rhs = rhs.repeat_interleave(ld // r, dim=axis)
     return env.torch.matmul(lhs, rhs)
 
 

@@ -26,8 +26,8 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
-from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_cast import TORCH_CAST
+from backends._torch_matmul import TORCH_MATMUL
 
 
 @dataclass(frozen=True)

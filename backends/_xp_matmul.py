@@ -13,9 +13,9 @@ from typing import Any
 
 def _gqa_expand(xp, rhs, lhs_batch: Sequence[int], rhs_batch: Sequence[int]):
     """rhs with each batch axis repeated lhs_dim / rhs_dim times, element by element."""
-    for axis, (l, r) in enumerate(zip(lhs_batch, rhs_batch, strict=True)):
-        if l != r and r:
-            rhs = xp.repeat(rhs, l // r, axis=axis)
+    for axis, (ld, r) in enumerate(zip(lhs_batch, rhs_batch, strict=True)):
+        if ld != r and r:
+            rhs = xp.repeat(rhs, ld // r, axis=axis)
     return rhs
 
 

@@ -23,8 +23,8 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
-from backends._xp_matmul import XP_MATMUL
 from backends._xp_cast import XP_CAST
+from backends._xp_matmul import XP_MATMUL
 
 
 @dataclass(frozen=True)

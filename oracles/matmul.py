@@ -54,7 +54,7 @@ def matmul_params(shapes: Sequence[tuple[int, ...]], params: Mapping) -> tuple:
     lhs, rhs = (tuple(s) for s in shapes)
     if lhs != (*lb, m, k) or rhs != (*rb, k, n):
         raise ValueError(f"MatMul params {dict(params)} do not match operands {lhs} @ {rhs}")
-    if len(lb) != len(rb) or any(r == 0 and l != 0 or r and l % r for l, r in zip(lb, rb)):
+    if len(lb) != len(rb) or any(r == 0 and ld != 0 or r and ld % r for ld, r in zip(lb, rb, strict=True)):
         raise ValueError(f"rhs batch {list(rb)} neither equals nor divides lhs batch {list(lb)}")
     return lb, rb, m, n, k
 
@@ -160,7 +160,7 @@ def evaluate_matmul(inputs, params, out_dtypes, rules):
     results, terms = [], []
     for bi in np.ndindex(*lb):
         li = int(np.ravel_multi_index(bi, lb)) if lb else 0
-        ri_idx = tuple(rhs_batch_index(i, l, r) for i, l, r in zip(bi, lb, rb))
+        ri_idx = tuple(rhs_batch_index(i, ld, r) for i, ld, r in zip(bi, lb, rb, strict=True))
         ri = int(np.ravel_multi_index(ri_idx, rb)) if rb else 0
         for i in range(m):
             row = slice((li * m + i) * k, (li * m + i + 1) * k)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from backends.kompute import device
+from backends.kompute.launch_matmul import LAUNCHERS_MATMUL
 from backends.kompute.layout import (
     broadcast_strides,
     check_contiguous,
@@ -19,7 +20,6 @@ from backends.kompute.layout import (
     reachable_words,
     words_of,
 )
-from backends.kompute.launch_matmul import LAUNCHERS_MATMUL
 from backends.kompute.ops import OpEntry, program_name
 from backends.kompute.params import param_words
 from judge.api import KernelCall, TensorArg, contiguous_strides

@@ -43,7 +43,7 @@ def run_matmul(entry, kernel: str, call: KernelCall) -> list[np.ndarray]:
     lb = [int(d) for d in p["lhs_batch_dims"]]
     rb = [int(d) for d in p["rhs_batch_dims"]]
     rows, cols, depth = int(p["m"]), int(p["n"]), int(p["k"])
-    if len(lb) != len(rb) or any(r == 0 or l % r for l, r in zip(lb, rb) if l):
+    if len(lb) != len(rb) or any(r == 0 or ld % r for ld, r in zip(lb, rb, strict=True) if ld):
         raise ValueError(f"{kernel}: rhs batch {rb} neither equals nor divides lhs batch {lb}")
     shape = tuple(call.outputs[0].shape)
     n = int(np.prod(shape, dtype=np.int64))
@@ -52,7 +52,7 @@ def run_matmul(entry, kernel: str, call: KernelCall) -> list[np.ndarray]:
     meta = _meta(n)
     what = f"{kernel} batch"
     meta[M_SHAPE:M_STRIDE0] = padded(tuple(lb), 1, what)
-    meta[M_STRIDE0:M_STRIDE1] = padded(tuple(l // r for l, r in zip(lb, rb)), 1, what)
+    meta[M_STRIDE0:M_STRIDE1] = padded(tuple(ld // r for ld, r in zip(lb, rb, strict=True)), 1, what)
     meta[M_STRIDE1:M_STRIDE1 + 8] = padded(tuple(rb), 1, what)
     meta[M_PARAM:M_PARAM + 3] = (rows, cols, depth)
     words = device.dispatch("matmul_f32", [words_of(lhs.base[: lhs.size]), words_of(rhs.base[: rhs.size])],

@@ -12,10 +12,10 @@ import judge
 def _expand(rhs: np.ndarray, lb, rb, *, tiled: bool = False) -> np.ndarray:
     """rhs with each batch axis grown to the lhs extent: repeated element-wise (the contract's
     i / ratio), or tiled (i % rhs_dim) where ``tiled``."""
-    for axis, (l, r) in enumerate(zip(lb, rb, strict=True)):
-        if l != r and r:
-            rhs = np.tile(rhs, [l // r if a == axis else 1 for a in range(rhs.ndim)]) if tiled \
-                else np.repeat(rhs, l // r, axis=axis)
+    for axis, (ld, r) in enumerate(zip(lb, rb, strict=True)):
+        if ld != r and r:
+            rhs = np.tile(rhs, [ld // r if a == axis else 1 for a in range(rhs.ndim)]) if tiled \
+                else np.repeat(rhs, ld // r, axis=axis)
     return rhs
 
 

@@ -56,7 +56,7 @@ def _matmul_reference(a, b, lb, rb, fmt, to_format):
     bits, abs_sums = [], []
     with gmpy2.context(precision=WIDE):
         for bi in np.ndindex(*lb):
-            ri = tuple(i // (l // r) for i, l, r in zip(bi, lb, rb))
+            ri = tuple(i // (ld // r) for i, ld, r in zip(bi, lb, rb, strict=True))
             for i in range(m):
                 for j in range(n):
                     prods = [gmpy2.mpfr(float(a[bi + (i, t)]), 64) * gmpy2.mpfr(float(b[ri + (t, j)]), 64)
