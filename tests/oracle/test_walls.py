@@ -20,6 +20,7 @@ NUMPY_ALLOWED = {
     "array", "asarray", "empty", "arange", "broadcast_to", "broadcast_shapes", "transpose",
     "prod", "dtype", "errstate", "ndim", "shape", "ascontiguousarray", "ndarray", "generic",
     "uint8", "uint16", "uint32", "uint64", "int64", "bool_", "float64", "object_",
+    "ndindex", "ravel_multi_index", "unravel_index",
 }
 FORBIDDEN_MODULES = ("backends", "torch", "cupy", "kp", "gmpy2")
 
