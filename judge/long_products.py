@@ -36,12 +36,17 @@ def _lengths(longest: int) -> tuple[int, ...]:
     return tuple(n for n in (256, 512, 1024, 2048, 4096, 8192, 16384) if n <= longest)
 
 
-@st.composite
-def long_matmul_case(draw, contract, dtypes: tuple[str, ...], longest: int) -> Case:
-    k = draw(st.sampled_from(_lengths(longest)))
+def _draw_row(draw, longest: int) -> tuple[int, str, float, np.random.Generator]:
+    """(length, pattern, value, numpy generator): the few draws a long row is built from."""
+    length = draw(st.sampled_from(_lengths(longest)))
     pattern = draw(st.sampled_from(PATTERNS))
     value = draw(st.sampled_from(EQUAL_VALUES))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return length, pattern, value, np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+
+
+@st.composite
+def long_matmul_case(draw, contract, dtypes: tuple[str, ...], longest: int) -> Case:
+    k, pattern, value, rng = _draw_row(draw, longest)
     m, n = draw(st.integers(1, 2)), draw(st.integers(1, 2))
     lhs_dtype, rhs_dtype = dtypes[0], dtypes[1]
 
@@ -59,10 +64,7 @@ def long_matmul_case(draw, contract, dtypes: tuple[str, ...], longest: int) -> C
 
 @st.composite
 def long_scan_case(draw, contract, dtypes: tuple[str, ...], longest: int) -> Case:
-    n = draw(st.sampled_from(_lengths(longest)))
-    pattern = draw(st.sampled_from(PATTERNS))
-    value = draw(st.sampled_from(EQUAL_VALUES))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, pattern, value, rng = _draw_row(draw, longest)
     lanes = draw(st.integers(1, 2))
     first = draw(st.booleans())  # scan the leading axis (lanes inner) or the last one
     shape = (n, lanes) if first else (lanes, n)
