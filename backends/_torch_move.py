@@ -8,6 +8,17 @@ from __future__ import annotations
 from backends._move_params import fill_bytes, select_slab, triangle
 
 
+# torch has no UInt32 kernel for these (NotImplementedError "... not implemented for 'UInt32'").
+NO_UINT32 = ("Gather", "MaskedFill", "Flip", "Triu", "Tril")
+
+
+def unsupported(op_kind: str | None, dtypes) -> str | None:
+    """Why torch cannot run this data-movement item (the data operand comes first), or None."""
+    if op_kind in NO_UINT32 and dtypes and dtypes[0] == "U32":
+        return f"torch implements no UInt32 kernel for {op_kind}"
+    return None
+
+
 def _long(env, indices):
     return indices.to(env.torch.int64)
 
