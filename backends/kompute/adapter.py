@@ -51,8 +51,8 @@ class KomputeBackend(Backend):
         entry = OPS.get(contract.op_kind or "")
         if entry is None:
             return f"no Vulkan kernel for op kind {contract.op_kind!r}"
-        float_inputs = [d for d in dtypes if d != "BOOL"]
-        if len(set(float_inputs)) > 1:
+        float_inputs = [d for d in dtypes if d != "BOOL"][: 1 if entry.family == "move" else None]
+        if len(set(float_inputs)) > 1:  # data movement: the data's dtype (indices, mask aside)
             return f"mixed input dtypes {dtypes} are not implemented"
         dtype = float_inputs[0] if float_inputs else ""
         if dtype not in entry.dtypes:

@@ -19,6 +19,7 @@ from backends.kompute.layout import (
     reachable_words,
     words_of,
 )
+from backends.kompute.launch_move import run_move
 from backends.kompute.ops import OpEntry, program_name
 from backends.kompute.params import param_words
 from judge.api import KernelCall, TensorArg, contiguous_strides
@@ -181,4 +182,5 @@ LAUNCHERS = {
     "binary": run_binary,
     "reduce": run_reduce,
     "argreduce": run_argreduce,
+    "move": run_move,
 }

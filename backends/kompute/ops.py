@@ -3,12 +3,14 @@ selector, which dtypes the shaders implement, and how its params are packed.
 
 Families: ``unary`` (strided F32/F16/F64 selector; BF16 is the contiguous pair-thread kernel),
 ``binary`` (per-operand strided, all four float dtypes), ``reduce`` (F32, contiguous, any axes),
-``argreduce`` (contiguous, one axis, U32 out).
+``argreduce`` (contiguous, one axis, U32 out), ``move`` (data movement: any element size, bits).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from backends._move_params import MOVE_KINDS
 
 WIDE = ("F32", "F16", "F64")
 FLOATS = ("F32", "F16", "F64", "BF16")
@@ -58,6 +60,7 @@ OPS: dict[str, OpEntry] = {
     "MeanReduce": OpEntry("reduce", 3, ("F32",)),
     "ArgMaxDim": OpEntry("argreduce", 0, FLOATS),
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
+    **{kind: OpEntry("move", i, (*FLOATS, "U8", "U32", "I16", "I32", "I64")) for i, kind in enumerate(MOVE_KINDS)},
 }
 
 

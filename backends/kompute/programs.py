@@ -42,6 +42,7 @@ PROGRAMS: dict[str, Program] = {
         Program("argreduce_f64", "argreduce.comp", ("DT_F64",)),
         Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
         Program("copy", "copy.comp"),
+        Program("move", "move.comp"),
     )
 }
 
