@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-# Byte values a mask holds: 0 and 1 mostly, and other nonzero bytes (which must fill too).
-MASK_BYTES = (0, 1, 0, 1, 2, 0x80, 0xFF)
+# Byte values a mask holds: 1 and 0 mostly, and other nonzero bytes (which must fill too).
+MASK_BYTES = (1, 0, 1, 0, 2, 0x80, 0xFF)
 
 
 def _rank_range(contract, budget, lo: int = 0) -> tuple[int, int]:
@@ -130,7 +130,7 @@ def shapes_for(kind: str) -> Callable[[Any, Any], Any]:
 @st.composite
 def float_data(draw, dtype: str, shape: tuple[int, ...]):
     """Edge-biased values (``judge.values``) with a few elements turned into signalling or
-    payload NaNs; shrinks to none."""
+    payload NaNs or -0.0; shrinks to none."""
     from judge.formats import get_format
     from judge.values import nan_payload_bits, value_array
 
@@ -140,7 +140,8 @@ def float_data(draw, dtype: str, shape: tuple[int, ...]):
         return stored
     fmt = get_format(dtype)
     bits = stored.reshape(-1).view(fmt.bits_dtype).copy()
-    hits = st.tuples(st.integers(0, n - 1), st.sampled_from(nan_payload_bits(dtype)))
+    salt = (*nan_payload_bits(dtype), 1 << (fmt.bits - 1))  # and -0.0: a copy keeps its sign
+    hits = st.tuples(st.integers(0, n - 1), st.sampled_from(salt))
     for i, b in draw(st.lists(hits, max_size=min(n, 4))):
         bits[i] = b
     return bits.view(fmt.numpy_dtype).reshape(shape)
@@ -184,8 +185,9 @@ def fill_bits(draw, dtype: str) -> int:
     fmt = get_format(dtype)
     extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1))
     choices = [element_bits(dtype), st.sampled_from(extremes)]
-    if fmt.is_float:  # first: a fill that is a NaN with a payload is what a float round trip breaks
-        choices.insert(0, st.sampled_from(nan_payload_bits(dtype)))
+    if fmt.is_float:  # half the fills: a NaN with a payload, what a float round trip breaks
+        payloads = st.sampled_from(nan_payload_bits(dtype))
+        choices = [payloads, st.one_of(choices)]
     return draw(st.one_of(choices).filter(lambda b: b != POISON_BITS[dtype]))
 
 
