@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from backends import _move_params
+
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 HALF_DTYPES = ("F16", "BF16")
 
@@ -133,6 +135,7 @@ def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
 DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Where": (*FLOAT_DTYPES, "BOOL"),
     "Cast": (*FLOAT_DTYPES, "F8E4M3", "I32", "U32", "I64", "U8"),
+    **{kind: (*FLOAT_DTYPES, "U8", "U32", "I16", "I32", "I64") for kind in _move_params.MOVE_KINDS},
 }
 
 

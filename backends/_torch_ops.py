@@ -28,6 +28,7 @@ from backends._common import (
 )
 from backends._torch_cast import TORCH_CAST
 from backends._torch_matmul import TORCH_MATMUL
+from backends._torch_move import TORCH_MOVE
 
 
 @dataclass(frozen=True)
@@ -217,4 +218,5 @@ TORCH_TABLE: dict[str, Entry] = {
     "ReduceMaxToBackward": _max_to_backward,
     **TORCH_MATMUL,
     **TORCH_CAST,
+    **TORCH_MOVE,
 }

@@ -25,6 +25,7 @@ from backends._common import (
 )
 from backends._xp_cast import XP_CAST
 from backends._xp_matmul import XP_MATMUL
+from backends._xp_move import XP_MOVE
 
 
 @dataclass(frozen=True)
@@ -279,4 +280,5 @@ XP_TABLE: dict[str, Entry] = {
     "ReduceMaxToBackward": _max_to_backward,
     **XP_MATMUL,
     **XP_CAST,
+    **XP_MOVE,
 }

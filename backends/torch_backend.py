@@ -90,11 +90,14 @@ class TorchBackend(Backend):
         return True
 
     def supports(self, contract, dtypes) -> bool | str:
+        from backends._torch_move import unsupported
         from backends._torch_ops import TORCH_TABLE
 
         ok = check_dtypes(contract.op_kind, dtypes, library="torch", wired=TORCH_TABLE)
         if ok is not True:
             return ok
+        if (why := unsupported(contract.op_kind, dtypes)) is not None:
+            return why
         if contract.handles_strided and any(i.layout.reverse_strides for i in contract.inputs):
             return "torch tensors cannot have negative strides, which this contract accepts"
         return True

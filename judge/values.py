@@ -84,6 +84,21 @@ def special_bits(name: str) -> tuple[int, ...]:
     return _both_signs(fmt, tuple(p[k] for k in keys if k in p))
 
 
+@cache
+def nan_payload_bits(name: str) -> tuple[int, ...]:
+    """NaNs other than the canonical one, both signs: signalling NaNs (quiet bit clear, payload
+    1 and all ones) and a quiet NaN with a payload. Only a kernel that moves bits without
+    arithmetic carries them through unchanged (a float round trip quiets a signalling NaN)."""
+    fmt = get_format(name)
+    if not fmt.is_float:
+        return ()
+    m = fmt.mantissa_bits
+    exp_all = ((1 << fmt.exponent_bits) - 1) << m
+    quiet = 1 << (m - 1)
+    payloads = (exp_all | 1, exp_all | (quiet - 1), exp_all | quiet | 0b101)
+    return tuple(b for b in _both_signs(fmt, payloads) if b != POISON_BITS[name])
+
+
 def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[int]:
     moderate = st.integers(-64, 64).map(lambda k: k / 8)
     wide = st.floats(-1e4, 1e4, allow_nan=False, width=32)
@@ -109,10 +124,11 @@ def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[
         return st.integers(0, 1)
     if fmt.is_float:
         return _float_elements(fmt, hints)
+    poison = POISON_BITS[name]  # U8's poison (0xA5) is in range: a copy of it looks unwritten
     if fmt.kind == "int":  # negatives too; as the two's-complement bit pattern of the format
         mask = (1 << fmt.bits) - 1
-        return st.integers(-1000, 1000).map(lambda v: v & mask)
-    return st.integers(0, min((1 << fmt.bits) - 1, 1000))
+        return st.integers(-1000, 1000).map(lambda v: v & mask).filter(lambda b: b != poison)
+    return st.integers(0, min((1 << fmt.bits) - 1, 1000)).filter(lambda b: b != poison)
 
 
 @cache

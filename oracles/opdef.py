@@ -17,7 +17,7 @@ class OpDef:
 
     op_kind: the FKC OpKind name ("ExpElementwise").
     family: "unary" | "binary" | "compare" | "where" | "reduce" | "argreduce" | "reduce_to"
-        | "reduce_to_backward" | "affine" | "clamp" | "powi" | "other".
+        | "reduce_to_backward" | "affine" | "clamp" | "powi" | "move" (data movement) | "other".
     arity: number of tensor inputs.
     exact: exact by definition (SPEC §4 list): must match the oracle bit for bit.
     defaults: default semantic rules {"nan": ..., "ties": ..., "rounding": ..., "remainder": ...}
@@ -48,6 +48,8 @@ class OpDef:
     draw_input: for operands whose values are not free (indices within an axis, a mask): a
         function (input position, dtype, shapes, params) -> Hypothesis strategy of the stored
         array (logical shape, C order), or None where the default value generator applies.
+    copies_bits: the op moves its inputs' bits without arithmetic (concat, gather, flip, ...):
+        its outputs must carry them exactly, NaN payloads included (the ``payload`` check).
     """
 
     op_kind: str
@@ -67,6 +69,7 @@ class OpDef:
     draw_shapes: Callable[[Any, Any], Any] | None = None
     out_shape: Callable[[Sequence[tuple[int, ...]], Mapping[str, Any]], tuple[int, ...]] | None = None
     draw_input: Callable[[int, str, Sequence[tuple[int, ...]], Mapping[str, Any]], Any] | None = None
+    copies_bits: bool = False
 
     def __post_init__(self):  # the certified vectorised fast path of SPEC §6 (oracles.fast)
         from oracles.fast import accelerate

@@ -56,8 +56,8 @@ class KomputeBackend(Backend):
             return f"no Vulkan kernel for op kind {contract.op_kind!r}"
         if entry.family == "cast":
             return cast_support(contract, dtypes)
-        float_inputs = [d for d in dtypes if d != "BOOL"]
-        if len(set(float_inputs)) > 1:
+        float_inputs = [d for d in dtypes if d != "BOOL"][: 1 if entry.family == "move" else None]
+        if len(set(float_inputs)) > 1:  # data movement: the data's dtype (indices, mask aside)
             return f"mixed input dtypes {dtypes} are not implemented"
         dtype = float_inputs[0] if float_inputs else ""
         if dtype not in entry.dtypes:

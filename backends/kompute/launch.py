@@ -10,6 +10,7 @@ import numpy as np
 
 from backends.kompute import device
 from backends.kompute.launch_matmul import LAUNCHERS_MATMUL
+from backends.kompute.launch_move import run_move
 from backends.kompute.layout import (
     broadcast_strides,
     check_contiguous,
@@ -183,4 +184,5 @@ LAUNCHERS = {
     "reduce": run_reduce,
     "argreduce": run_argreduce,
     **LAUNCHERS_MATMUL,
+    "move": run_move,
 }

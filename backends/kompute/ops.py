@@ -3,12 +3,14 @@ selector, which dtypes the shaders implement, and how its params are packed.
 
 Families: ``unary`` (strided F32/F16/F64 selector; BF16 is the contiguous pair-thread kernel),
 ``binary`` (per-operand strided, all four float dtypes), ``reduce`` (F32, contiguous, any axes),
-``argreduce`` (contiguous, one axis, U32 out).
+``argreduce`` (contiguous, one axis, U32 out), ``move`` (data movement: any element size, bits).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from backends._move_params import MOVE_KINDS
 
 WIDE = ("F32", "F16", "F64")
 FLOATS = ("F32", "F16", "F64", "BF16")
@@ -61,6 +63,7 @@ OPS: dict[str, OpEntry] = {
     "MatMul": OpEntry("matmul", 0, ("F32",)),
     "CumSum": OpEntry("cumsum", 0, FLOATS),
     "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16")),  # pairs: backends.kompute.cast.PAIRS
+    **{kind: OpEntry("move", i, (*FLOATS, "U8", "U32", "I16", "I32", "I64")) for i, kind in enumerate(MOVE_KINDS)},
 }
 
 

@@ -47,6 +47,7 @@ PROGRAMS: dict[str, Program] = {
         *(Program(f"cast_{a}_{b}", "cast.comp", (f"HALF_{h.upper()}", *(("NARROW",) if a == "f32" else ())))
           for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),
                           ("bf16", "f32", "bf16"))),
+        Program("move", "move.comp"),
     )
 }
 

@@ -20,7 +20,7 @@ from judge.formats import FORMATS
 
 # The seeds name the ``output_shape`` op param ``out_shape`` in a shape constraint.
 PARAM_ALIASES = {"out_shape": "output_shape", "in_shape": "input_shape"}
-PARAM_KINDS = ("Vec<usize>", "bool", "f32", "f64", "i32", "i64", "u32", "usize")
+PARAM_KINDS = ("Vec<usize>", "Vec<u8>", "bool", "f32", "f64", "i32", "i64", "u32", "usize")
 
 _RANK_RANGE = re.compile(r"^(\d+)\.\.=(\d+)$")
 _SHAPE_REF = re.compile(r"^(same_as|broadcast_to)=([A-Za-z_]\w*)$")

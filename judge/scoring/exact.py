@@ -130,8 +130,9 @@ def _score_integers(out: _Output) -> None:
 
 def _score_floats(out: _Output, oracle_out, score: Score) -> None:
     n = out.expected.size
-    obs_f = out.observed.astype(np.float64).reshape(-1)
-    exp_f = out.expected.astype(np.float64).reshape(-1)
+    with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one: NaN-ness kept
+        obs_f = out.observed.astype(np.float64).reshape(-1)
+        exp_f = out.expected.astype(np.float64).reshape(-1)
     obs_nan, exp_nan = np.isnan(obs_f), np.isnan(exp_f)
     admitted = _admitted(oracle_out, obs_f, n)
     nan_rule = out.rules.nan
@@ -141,6 +142,8 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
         want = "NaN" if exp_nan[i] else "a number"
         out.fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})"
                  + out.note("init", "order"))
+    if out.opdef.copies_bits:
+        _judge_payloads(out, obs_nan & exp_nan)
     same = (out.obs_bits == out.exp_bits) | admitted
     dist = ulp.ulp_distance(out.obs_bits, out.exp_bits, out.fmt)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
@@ -152,6 +155,13 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
         if not same[i]:
             _judge_element(out, score, i, int(dist[i]), ex, exq, err, obs_f[i], exp_f[i],
                            terms[i] if terms is not None else None, oracle_out.acc_format)
+
+
+def _judge_payloads(out: _Output, both_nan: np.ndarray) -> None:
+    """A copy must carry a NaN's bits unchanged: sign, quiet bit and payload."""
+    for i in np.flatnonzero(both_nan & (out.obs_bits != out.exp_bits)):
+        out.fail("payload", int(i), "the op copies bits: a NaN's sign, quiet bit and payload "
+                 "must arrive unchanged")
 
 
 def _measure(score: Score, fmt: Format, d: int, ex, obs: float, exp: float):

@@ -21,7 +21,9 @@ Per output element, in this order:
    - ``reduction`` (sums and means, nothing declared): ``reduction_bound``, the derived
      (n-1)·u_acc·Σ|x| + ulp (over n for a mean);
    - ``sanity`` (nothing declared): ``implausible``, an error beyond 2^(-p/2)·max(1, |exact|).
-5. A flushed subnormal (nonzero subnormal expected, zero observed) is what broke, whichever bound
+5. ``payload``: for ops that copy bits (``OpDef.copies_bits``), a NaN element must hold the
+   oracle's NaN bit for bit (sign, quiet bit, payload); elsewhere NaN payloads are free.
+6. A flushed subnormal (nonzero subnormal expected, zero observed) is what broke, whichever bound
    it broke: its check is ``subnormal``.
 """
 

@@ -1,0 +1,204 @@
+"""Generated cases of the data-movement family: shapes tied to Fuel's op params, in-range
+indices, masks of 0/1 and other nonzero bytes, and float data salted with NaN payloads.
+
+Each ``shapes_for(kind)`` function (``OpDef.draw_shapes``) draws the operands' logical shapes and
+the op params Fuel's dispatch would pass for them; ``draw_input`` (``OpDef.draw_input``) draws
+the operands whose values are constrained, and float data with signalling and payload NaNs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+# Byte values a mask holds: 1 and 0 mostly, and other nonzero bytes (which must fill too).
+MASK_BYTES = (1, 0, 1, 0, 2, 0x80, 0xFF)
+
+
+def _rank_range(contract, budget, lo: int = 0) -> tuple[int, int]:
+    rank = contract.inputs[0].rank
+    low = max(rank.lo, lo)
+    high = budget.max_rank if rank.hi is None else min(rank.hi, max(budget.max_rank, low))
+    return low, max(low, high)
+
+
+@st.composite
+def _shape(draw, contract, budget, lo: int = 0) -> list[int]:
+    """A shape within the contract's rank and the budget; an empty axis about one draw in 16."""
+    rank = draw(st.integers(*_rank_range(contract, budget, lo)))
+    dims, used = [], 1
+    for _ in range(rank):
+        hi = max(1, min(budget.max_side, budget.max_elements // max(used, 1)))
+        side = 0 if draw(st.integers(0, 15)) == 15 else draw(st.integers(1, hi))
+        dims.append(side)
+        used *= max(side, 1)
+    return dims
+
+
+def _slab(shape: Sequence[int], axis: int) -> dict[str, int]:
+    return {"outer_count": prod(shape[:axis]), "dim_size": shape[axis],
+            "inner_count": prod(shape[axis + 1:])}
+
+
+@st.composite
+def _concat(draw, contract, budget):
+    base = draw(_shape(contract, budget, lo=1))
+    axis = draw(st.integers(0, len(base) - 1))
+    room = max(1, budget.max_elements // max(1, prod(base) // max(base[axis], 1)))
+    sizes = [draw(st.integers(0, min(budget.max_side, room))) for _ in contract.inputs]
+    shapes = [tuple(base[:axis] + [n] + base[axis + 1:]) for n in sizes]
+    slab = _slab(base, axis)
+    return shapes, {"outer_count": slab["outer_count"], "input_dim_sizes": sizes,
+                    "inner_count": slab["inner_count"], "axis": axis}
+
+
+@st.composite
+def _index_select(draw, contract, budget):
+    source = draw(_shape(contract, budget, lo=1))
+    axis = draw(st.integers(0, len(source) - 1))
+    n = draw(st.integers(0, budget.max_side + 2)) if source[axis] else 0
+    slab = _slab(source, axis)
+    return [tuple(source), (n,)], {"outer_count": slab["outer_count"],
+                                   "source_dim_size": slab["dim_size"], "n_indices": n,
+                                   "inner_count": slab["inner_count"]}
+
+
+@st.composite
+def _gather(draw, contract, budget):
+    source = draw(_shape(contract, budget, lo=1))
+    dim = draw(st.integers(0, len(source) - 1))
+    source[dim] = max(source[dim], 1)  # an index needs a slot to point at
+    out = list(source)
+    out[dim] = draw(st.integers(0, budget.max_side))
+    return [tuple(source), tuple(out)], {"source_shape": source, "output_shape": out, "dim": dim}
+
+
+def _along(with_shift: bool):
+    @st.composite
+    def draw_it(draw, contract, budget):
+        shape = draw(_shape(contract, budget, lo=1))
+        axis = draw(st.integers(0, len(shape) - 1))
+        params = {**_slab(shape, axis), "axis": axis}
+        if with_shift:  # within a few turns, and far beyond (a shift wraps modulo dim_size)
+            n = shape[axis]
+            params["shift"] = draw(st.one_of(st.integers(-2 * n - 1, 2 * n + 1),
+                                             st.integers(-(2**40), 2**40)))
+        return [tuple(shape)], params
+
+    return draw_it
+
+
+@st.composite
+def _triangular(draw, contract, budget):
+    shape = draw(_shape(contract, budget, lo=2))
+    rows, cols = shape[-2], shape[-1]
+    diagonal = draw(st.integers(-rows - 1, cols + 1))
+    return [tuple(shape)], {"batch_count": prod(shape[:-2]), "rows": rows, "cols": cols,
+                            "diagonal": diagonal}
+
+
+@st.composite
+def _masked_fill(draw, contract, budget):
+    """The fill element depends on the item's dtype, which the shapes do not know: it is drawn
+    with the data (``draw_input``) and written into these params there."""
+    shape = tuple(draw(_shape(contract, budget)))
+    return [shape, shape], {"fill_bytes": None}
+
+
+SHAPES: dict[str, Callable[..., Any]] = {
+    "Concat": _concat,
+    "IndexSelect": _index_select,
+    "Gather": _gather,
+    "Flip": _along(False),
+    "Roll": _along(True),
+    "Triu": _triangular,
+    "Tril": _triangular,
+    "MaskedFill": _masked_fill,
+}
+
+
+def shapes_for(kind: str) -> Callable[[Any, Any], Any]:
+    """``OpDef.draw_shapes`` of ``kind``: (contract, budget) -> strategy of (shapes, params)."""
+    draw_it = SHAPES[kind]
+    return lambda contract, budget: draw_it(contract, budget)
+
+
+@st.composite
+def float_data(draw, dtype: str, shape: tuple[int, ...]):
+    """Edge-biased values (``judge.values``) with a few elements turned into signalling or
+    payload NaNs or -0.0; shrinks to none."""
+    from judge.formats import get_format
+    from judge.values import nan_payload_bits, value_array
+
+    stored = draw(value_array(dtype, shape))
+    n = stored.size
+    if n == 0:
+        return stored
+    fmt = get_format(dtype)
+    bits = stored.reshape(-1).view(fmt.bits_dtype).copy()
+    salt = (*nan_payload_bits(dtype), 1 << (fmt.bits - 1))  # and -0.0: a copy keeps its sign
+    hits = st.tuples(st.integers(0, n - 1), st.sampled_from(salt))
+    for i, b in draw(st.lists(hits, max_size=min(n, 4))):
+        bits[i] = b
+    return bits.view(fmt.numpy_dtype).reshape(shape)
+
+
+def _indices(shape: Sequence[int], bound: int):
+    n = prod(shape)
+    values = st.lists(st.integers(0, max(bound - 1, 0)), min_size=n, max_size=n)
+    return values.map(lambda v: np.array(v, dtype=np.uint32).reshape(tuple(shape)))
+
+
+def _mask(shape: Sequence[int]):
+    n = prod(shape)
+    values = st.lists(st.sampled_from(MASK_BYTES), min_size=n, max_size=n)
+    return values.map(lambda v: np.array(v, dtype=np.uint8).reshape(tuple(shape)))
+
+
+def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
+    """``OpDef.draw_input``: indices, masks, and float data with NaN payloads."""
+    from judge.formats import get_format
+
+    if dtype == "U32" and i == 1 and "n_indices" in params:
+        return _indices(shapes[1], params["source_dim_size"])
+    if dtype == "U32" and i == 1 and "source_shape" in params:
+        return _indices(shapes[1], params["source_shape"][params["dim"]])
+    if dtype == "U8" and i == 1 and "fill_bytes" in params:
+        return _mask(shapes[1])
+    if i == 0 and "fill_bytes" in params:
+        return _data_and_fill(dtype, tuple(shapes[0]), params)
+    if get_format(dtype).is_float:
+        return float_data(dtype, tuple(shapes[i]))
+    return None
+
+
+@st.composite
+def fill_bits(draw, dtype: str) -> int:
+    """One element's bits: edge values, NaN payloads, anything (ints: small and extreme)."""
+    from judge.formats import get_format
+    from judge.values import POISON_BITS, element_bits, nan_payload_bits
+
+    fmt = get_format(dtype)
+    extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1))
+    choices = [element_bits(dtype), st.sampled_from(extremes)]
+    if fmt.is_float:  # half the fills: a NaN with a payload, what a float round trip breaks
+        payloads = st.sampled_from(nan_payload_bits(dtype))
+        choices = [payloads, st.one_of(choices)]
+    return draw(st.one_of(choices).filter(lambda b: b != POISON_BITS[dtype]))
+
+
+@st.composite
+def _data_and_fill(draw, dtype: str, shape: tuple[int, ...], params: dict):
+    """MaskedFill's data, and its fill element written into ``params`` as little-endian
+    ``fill_bytes`` (one element of the data dtype)."""
+    from judge.formats import get_format
+    from judge.values import value_array
+
+    fmt = get_format(dtype)
+    data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))
+    params["fill_bytes"] = list(draw(fill_bits(dtype)).to_bytes(fmt.itemsize, "little"))
+    return data
