@@ -99,11 +99,7 @@ def _shader_missing(contract, dtype: str) -> bool:
 
 
 def _cases():
-    import oracles
-
-    for c in vulkan_suite():
-        if oracles.get(c.op_kind).draw_shapes is not None:
-            continue  # operand shapes tied by op params (matmul, data movement): the suite run covers it
+    for c in filter(sample_calls.hand_built, vulkan_suite()):
         layouts = sample_calls.LAYOUTS if c.handles_strided else ("contiguous",)
         for dtype in [d for d in c.dtype_fan if not _shader_missing(c, d)]:
             for layout in layouts:

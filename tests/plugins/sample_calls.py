@@ -21,6 +21,15 @@ COND = ((True, False, True), (False, True, False))
 LAYOUTS = ("contiguous", "strided", "broadcast")
 
 
+def hand_built(contract) -> bool:
+    """Whether a hand-built call can exercise ``contract``: not for OpKinds whose operand shapes
+    and op params are tied together (matmul, the data-movement family: ``OpDef.draw_shapes``);
+    the suite run, through the OpKind's own generator, and their family tests cover those."""
+    import oracles
+
+    return oracles.get(contract.op_kind).draw_shapes is None
+
+
 def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]:
     """Op params within the contract's constraints for an input of ``in_shape``."""
     import oracles
