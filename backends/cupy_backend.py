@@ -11,6 +11,7 @@ narrowed with round-to-nearest-even (``_cupy_bf16``).
 from __future__ import annotations
 
 from backends._common import check_dtypes, make_op_call, store_outputs
+from backends._move_params import MOVE_KINDS
 from judge.api import Backend, is_resident
 
 
@@ -34,8 +35,9 @@ def _cupy_lib():
     return XpLib(name="cupy", xp=cupy, erf64=cupyx.scipy.special.erf, nan_extremum=nan_extremum)
 
 
-def upload(arg):
-    """A cupy view of ``arg``: its whole base on the device, viewed with the executor's strides."""
+def upload(arg, *, widen: bool = True):
+    """A cupy view of ``arg``: its whole base on the device, viewed with the executor's strides
+    (BF16 widened to float32, or left as its uint16 bits where ``widen`` is false)."""
     import cupy
     import numpy as np
 
@@ -56,18 +58,20 @@ def upload(arg):
             shape=arg.shape,
             strides=tuple(s * item for s in arg.strides),
         )
-    return _cupy_bf16.widen(view) if arg.dtype == "BF16" else view
+    return _cupy_bf16.widen(view) if arg.dtype == "BF16" and widen else view
 
 
-def download(result, dtype: str):
-    """``result`` as a host numpy array of FKC dtype ``dtype`` (BF16 narrowed on the device)."""
+def download(result, dtype: str, *, narrow: bool = True):
+    """``result`` as a host numpy array of FKC dtype ``dtype`` (BF16 narrowed on the device, or
+    already its uint16 bits where ``narrow`` is false)."""
     import cupy
 
     from backends import _cupy_bf16
     from judge.formats import get_format
 
     if dtype == "BF16":
-        return cupy.asnumpy(_cupy_bf16.narrow(result)).view(get_format("BF16").numpy_dtype)
+        bits = _cupy_bf16.narrow(result) if narrow else result
+        return cupy.asnumpy(bits).view(get_format("BF16").numpy_dtype)
     return cupy.asnumpy(result)
 
 
@@ -121,12 +125,17 @@ class CupyBackend(Backend):
         op = make_op_call(contract, call)
         t = get_format(op.dtype).numpy_dtype
         compute = np.dtype(np.float32) if op.dtype == "BF16" else t
+        # Data movement copies bits: BF16 (which cupy lacks) moves as its uint16 patterns, as a
+        # byte-level kernel does; widening it to float32 and back would quiet signalling NaNs.
+        bits = op.op_kind in MOVE_KINDS and op.dtype == "BF16"
+        if bits:
+            t = compute = np.dtype(np.uint16)
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
-        args = [upload(arg) for arg in call.inputs]
+        args = [upload(arg, widen=not bits) for arg in call.inputs]
         result = XP_TABLE[op.op_kind](env, args)
         if call.inputs and is_resident(call.inputs[0]) and op.out_dtypes[0] != "BF16":
             return [cupy_contiguous(result)]  # stays on the device
-        return store_outputs(call, [download(result, op.out_dtypes[0])])
+        return store_outputs(call, [download(result, op.out_dtypes[0], narrow=not bits)])
 
     def describe(self) -> str:
         import cupy
