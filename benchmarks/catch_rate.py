@@ -19,6 +19,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# The deliberately broken backends of the kernel families beyond elementwise and reductions,
+# one per bug class: (plugin file in tests/plugins, class, contract file, kernel, dtype).
+FAMILY_CASES = [
+    ("broken_matmul.py", "HalfAccumulationMatmul", "matmul.fkc.md", "matmul_cpu", "BF16"),
+    ("broken_matmul.py", "HalfAccumulationMatmul", "matmul.fkc.md", "matmul_cpu", "F16"),
+    ("broken_matmul.py", "HalfAccumulationCumSum", "cumsum.fkc.md", "cumsum_cpu", "F16"),
+    ("broken_matmul.py", "HalfAccumulationCumSum", "cumsum.fkc.md", "cumsum_cpu", "BF16"),
+    ("broken_matmul.py", "TiledGqa", "matmul.fkc.md", "matmul_cpu", "F32"),
+    ("broken_cast.py", "TruncatingBf16", "cast.fkc.md", "cast_to_bf16_cpu", "F32"),
+    ("broken_cast.py", "SaturatingF8", "cast.fkc.md", "cast_to_f8e4m3_cpu", "F32"),
+    ("broken_move.py", "FlipThroughFloat64", "data-movement.fkc.md", "flip_cpu", "F32"),
+    ("broken_move.py", "IndexSelectCanonicalZeros", "data-movement.fkc.md", "index_select_cpu", "F32"),
+    ("broken_move.py", "RollWrongSign", "data-movement.fkc.md", "roll_cpu", "F32"),
+    ("broken_move.py", "TriuOffByOne", "data-movement.fkc.md", "triu_cpu", "F16"),
+    ("broken_move.py", "MaskedFillThroughFloat", "data-movement.fkc.md", "masked_fill_cpu", "F32"),
+]
+
+
+def _plugin(name: str):
+    """A module of tests/plugins, loaded from its file (once)."""
+    if name not in _PLUGINS:
+        spec = importlib.util.spec_from_file_location(f"judge_{name[:-3]}", ROOT / "tests" / "plugins" / name)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _PLUGINS[name] = module
+    return _PLUGINS[name]
+
+
+_PLUGINS: dict = {}
+
+
 def main(argv: list[str] | None = None) -> int:
     from judge.profiles import get_profile
     from judge.runner import Item, run_item
@@ -31,9 +62,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
 
-    spec = importlib.util.spec_from_file_location("judge_broken", ROOT / "tests" / "plugins" / "broken.py")
-    broken = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(broken)
     sys.path.insert(0, str(ROOT / "tests" / "harness"))
     from test_broken_backends import CASES
 
@@ -42,13 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {n for n in args.only.split(",") if n}
     profile = get_profile(args.profile)
     total_missed = 0
-    for cls, file, kernel, dtype, _checks in CASES:
+    cases = [("broken.py", cls, file, kernel, dtype) for cls, file, kernel, dtype, _ in CASES]
+    for cls_plugin, cls, file, kernel, dtype in cases + FAMILY_CASES:
         if wanted and cls not in wanted:
             continue
         start = time.perf_counter()
         missed, checks = [], collections.Counter()
+        backend_class = getattr(_plugin(cls_plugin), cls)
         for seed in range(args.seeds):
-            row = run_item(Item(contracts[(file, kernel)], getattr(broken, cls)(), dtype), profile, seed=seed).row
+            row = run_item(Item(contracts[(file, kernel)], backend_class(), dtype), profile, seed=seed).row
             if row.verdict == "fail":
                 checks[row.reason.split(":", 1)[0]] += 1
             else:
