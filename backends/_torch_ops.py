@@ -26,6 +26,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._torch_norm import TORCH_NORM
 
 
 @dataclass(frozen=True)
@@ -213,4 +214,5 @@ TORCH_TABLE: dict[str, Entry] = {
     "ReduceSumTo": _sum_to,
     "ReduceMaxTo": _max_to,
     "ReduceMaxToBackward": _max_to_backward,
+    **TORCH_NORM,
 }

@@ -23,6 +23,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._xp_norm import XP_NORM
 
 
 @dataclass(frozen=True)
@@ -275,4 +276,5 @@ XP_TABLE: dict[str, Entry] = {
     "ReduceSumTo": _sum_to,
     "ReduceMaxTo": _max_to,
     "ReduceMaxToBackward": _max_to_backward,
+    **XP_NORM,
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles import arith, edges, hints, reductions
+from oracles import arith, edges, hints, lastdim, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.opdef import OpDef
 
@@ -188,6 +188,7 @@ def _rows() -> list[OpDef]:
               reductions.arg_extremum(False, arg_defaults), params="single_dim", hints=hints.ties,
               nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties",
               nonempty=True),
+        *lastdim.rows(),
     ]
 
 
