@@ -17,7 +17,8 @@ Derived bounds (``terms``), u the accumulator's unit roundoff, to first order wi
 - RmsNorm: squares, a sum in any order, the division by n, + eps: q̂ is off by (n + 2)·u
   relatively; the square root halves that, and it and the final division (or rsqrt and a product)
   add 3u: |error| ≤ (n/2 + 5)·u·|y_i|. ``count`` = n + 8, ``abs_sum`` = |y_i|.
-- LayerNorm: the mean is off by at most D = u·(Σ|x_j| + 2|μ|). With d̂_j = x_j − μ̂ the error of
+- LayerNorm: the mean is off by at most D = u·(Σ|x_j| + 2|μ|) + 2^qmin (the last term: a mean
+  in the accumulator's subnormal range is off by up to half its smallest subnormal). With d̂_j = x_j − μ̂ the error of
   μ̂ enters the variance only squared (Σ(x_j − μ) = 0), so v̂ + eps is within
   E = D² + (n + 8)·u·(V + 2·σ·r) of V = v + eps (σ = √v, r = √(Σx²/n); the σ·r term admits
   updating (Welford) forms, whose error grows with σ·r rather than r²). With ε = E/V ≤ 1/2 the
@@ -27,8 +28,9 @@ Derived bounds (``terms``), u the accumulator's unit roundoff, to first order wi
   ``count`` = n + 8 and ``abs_sum`` = B / ((count − 1)·u) give the machinery that B.
   A one-pass variance E[x²] − E[x]² errs by about n·u·r², which is r/σ times the σ·r term: rows
   with a large common offset and a small spread expose it.
-- Where the sum of squares can reach the accumulator's overflow threshold, the results an
-  overflowed sum gives (±0 for finite x_i; NaN for LayerNorm) are admitted as well.
+- Where the sum of squares (for LayerNorm also Σ|x| or the centred squares, which updating forms
+  square) can reach the accumulator's overflow threshold, the results an overflowed sum gives
+  (±0 for finite x_i; NaN or ±0 for LayerNorm) are admitted as well.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def _overflows(total: Fraction, n: int, u: Fraction, acc: FloatSpec) -> bool:
 def rms_row(row: list[float], eps: Fraction, s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one RmsNorm row."""
     n = len(row)
+    if n == 0:
+        return [], []
     if any(v != v for v in row):
         return [arith.nan(s)] * n, [(n, Fraction(0))] * n
     if any(v in (INF, -INF) for v in row):
@@ -104,6 +108,8 @@ def _layer_bound(d: Fraction, ctx) -> Fraction:
 def layer_row(row: list[float], eps: Fraction, s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one LayerNorm row."""
     n = len(row)
+    if n == 0:
+        return [], []
     if any(v != v or v in (INF, -INF) for v in row):
         return [arith.nan(s)] * n, [(n, Fraction(0))] * n
     xs = [Fraction(v) for v in row]
@@ -112,11 +118,12 @@ def layer_row(row: list[float], eps: Fraction, s: FloatSpec, acc: FloatSpec):
     v = sum(d * d for d in ds) / n
     V = v + eps
     u = Fraction(1, 1 << acc.p)
-    D = u * (sum(abs(x) for x in xs) + 2 * abs(mu))
-    r = _sqrt_above(sum(x * x for x in xs) / n)
+    D = u * (sum(abs(x) for x in xs) + 2 * abs(mu)) + Fraction(2) ** acc.qmin
+    squares = sum(x * x for x in xs)
+    r = _sqrt_above(squares / n)
     E = D * D + (n + 8) * u * (V + 2 * _sqrt_above(v) * r)
     ctx = (n, u, D, V, E, _sqrt_below(V))
-    overflow = _overflows(sum(abs(x) for x in xs), n, u, acc) or _overflows(4 * n * v, n, u, acc)
+    overflow = any(_overflows(t, n, u, acc) for t in (sum(abs(x) for x in xs), 4 * n * v, squares))
     results, terms = [], []
     for d in ds:
         result = _normalised(d, V, s, False)

@@ -52,7 +52,10 @@ def _fraction(t: tuple) -> Fraction:
 
 
 def _upper(t: tuple) -> Fraction:
-    """A rational just above |t| (a relative margin far wider than any approximation error)."""
+    """A rational just above |t| (a relative margin far wider than any approximation error);
+    2^-2000 for anything below it (no format here resolves such values)."""
+    if t[2] + t[3] < -2000:
+        return Fraction(1, 1 << 2000)
     return abs(_fraction(t)) * (1 + Fraction(1, 1 << 40))
 
 
@@ -93,8 +96,12 @@ class _Row:
         t = self.tail(wp)
         if t is None:
             return mpf_log(from_int(self.k), wp)
-        extra = max(0, -(t[2] + t[3])) + 4 if self.k == 1 else 0
-        return mpf_log(mpf_add(from_int(self.k), t, wp + extra), wp)
+        if self.k > 1:
+            return mpf_log(mpf_add(from_int(self.k), t, wp), wp)
+        magnitude = t[2] + t[3]  # T < 2^magnitude
+        if magnitude < -wp:  # log(1 + T) = T·(1 − T/2 + ...): T alone is within 2^-wp
+            return t
+        return mpf_log(mpf_add(fone, t, wp - magnitude + 4), wp)
 
 
 def _ziv(approx, s: FloatSpec):
@@ -121,6 +128,9 @@ def _log_softmax_element(row: _Row, i: int, s: FloatSpec):
     d = row.d[i]
     if row.n == 1:
         return arith.zero(False, s), Fraction(0)
+    tail = row.tail(64)
+    if not d[1] and row.k == 1 and tail[2] + tail[3] < -1200:  # y = -log(1 + T) ~ -T rounds to -0
+        return arith.zero(True, s), Fraction(0)
 
     def approx(w):
         wp = row.wp(w)
