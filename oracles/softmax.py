@@ -38,10 +38,11 @@ from mpmath import mp
 from mpmath.libmp import fone, from_int, mpf_add, mpf_div, mpf_exp, mpf_log, mpf_sub
 
 from oracles import arith
-from oracles.rounding import FloatSpec
+from oracles.rounding import FloatSpec, round_dyadic
 from oracles.ziv import correctly_rounded, mpf_of_float
 
 INF = math.inf
+FAR = 3000  # log S below |d|·2^-FAR leaves d − log S on d's side of every rounding boundary
 UNDERFLOW_SHIFT = 800  # e^-800 < 2^-1154: softmax rounds to +0 in every format here
 
 
@@ -129,8 +130,10 @@ def _log_softmax_element(row: _Row, i: int, s: FloatSpec):
     if row.n == 1:
         return arith.zero(False, s), Fraction(0)
     tail = row.tail(64)
-    if not d[1] and row.k == 1 and tail[2] + tail[3] < -1200:  # y = -log(1 + T) ~ -T rounds to -0
+    if row.k == 1 and not d[1] and tail[2] + tail[3] < -1200:  # y = -log(1 + T) ~ -T rounds to -0
         return arith.zero(True, s), Fraction(0)
+    if row.k == 1 and d[1] and tail[2] + tail[3] < d[2] + d[3] - FAR:
+        return _beside(d, s)
 
     def approx(w):
         wp = row.wp(w)
@@ -138,6 +141,16 @@ def _log_softmax_element(row: _Row, i: int, s: FloatSpec):
 
     bits, exact, t = _ziv(approx, s)
     return (bits, exact), _upper(t)
+
+
+def _beside(d: tuple, s: FloatSpec):
+    """d − log S with 0 < log S < |d|·2^-FAR: it rounds as d·(1 + 2^-FAR) does, since no rounding
+    boundary lies closer to d than 2^-(p+1) ulp; d itself may be one (x_i − m need not be
+    representable), which the Ziv loop could never settle."""
+    sign, man, exp, _ = d
+    stand_in = int(man) * ((1 << FAR) + 1)
+    value = Fraction(stand_in) * Fraction(2) ** (exp - FAR)
+    return (round_dyadic(bool(sign), stand_in, exp - FAR, s), -value if sign else value), abs(value)
 
 
 def _special_row(row: list[float], s: FloatSpec):
