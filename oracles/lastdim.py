@@ -75,8 +75,6 @@ def _row_shapes(kind: str):
 
 
 def _row_shapes_of(kind: str, contract, budget):
-    from oracles.params import draw_params
-
     spec = contract.inputs[0]
     lo = spec.rank.lo
     hi = budget.max_rank if spec.rank.hi is None else min(spec.rank.hi, budget.max_rank)
@@ -91,7 +89,7 @@ def _row_shapes_of(kind: str, contract, budget):
             room = max(1, budget.max_elements // max(1, math.prod(lead)))
             last = 0 if draw(st.integers(0, 15)) == 15 else draw(st.integers(1, room))
             shape = (*lead, last)
-        return [shape], draw_params(kind, draw, shape, contract.op_params, nonempty=False)
+        return [shape], GENERATORS[kind](draw, shape, contract.op_params, False)
 
     return draw()
 
