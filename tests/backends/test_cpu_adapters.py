@@ -54,6 +54,11 @@ def _gelu_tanh(x):
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
+def _log_softmax(x, p):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
 def _max_to_backward(x, up, p):
     m = x.max(axis=1, keepdims=True)
     mask = x == m
@@ -111,6 +116,11 @@ EXPECT = {
     "ReduceSumTo": lambda x, p: x.sum(axis=0, keepdims=True),
     "ReduceMaxTo": lambda x, p: x.max(axis=0, keepdims=True),
     "ReduceMaxToBackward": _max_to_backward,
+    "SoftmaxLastDim": lambda x, p: np.exp(_log_softmax(x, p)),
+    "LogSoftmaxLastDim": lambda x, p: _log_softmax(x, p),
+    "RmsNormLastDim": lambda x, p: x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + p["eps"]),
+    "LayerNormLastDim": lambda x, p: (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(
+        x.var(axis=-1, keepdims=True) + p["eps"]),
 }
 
 TOLERANCE = {"F64": 1e-12, "F32": 1e-5, "F16": 4e-3, "BF16": 3e-2}
