@@ -29,6 +29,7 @@ from backends._common import (
 from backends._torch_cast import TORCH_CAST
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
+from backends._torch_norm import TORCH_NORM
 
 
 @dataclass(frozen=True)
@@ -219,4 +220,5 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_MATMUL,
     **TORCH_CAST,
     **TORCH_MOVE,
+    **TORCH_NORM,
 }

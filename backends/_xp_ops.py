@@ -26,6 +26,7 @@ from backends._common import (
 from backends._xp_cast import XP_CAST
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
+from backends._xp_norm import XP_NORM
 
 
 @dataclass(frozen=True)
@@ -281,4 +282,5 @@ XP_TABLE: dict[str, Entry] = {
     **XP_MATMUL,
     **XP_CAST,
     **XP_MOVE,
+    **XP_NORM,
 }

@@ -18,14 +18,14 @@ from judge.cases import Case
 from judge.formats import get_format
 from judge.layouts import build_view, layout_recipe, storage_shape
 
-PATTERNS = ("equal", "large_then_small", "random", "cancelling")
+PATTERNS = ("equal", "large_then_small", "random", "cancelling", "offset")
 EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
 
 
 def accumulates(opdef) -> bool:
-    """Sums, means, sums-to, matrix products and prefix sums: results that carry rounding from
-    every step."""
-    return opdef.family in ("reduce", "reduce_to", "matmul", "scan") and not opdef.exact
+    """Sums, means, sums-to, matrix products, prefix sums and the row ops of the last axis
+    (softmax, norms): the results that carry rounding from every step of a fold."""
+    return opdef.family in ("reduce", "reduce_to", "matmul", "scan", "norm") and not opdef.exact
 
 
 def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value: float) -> np.ndarray:
@@ -38,6 +38,9 @@ def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value
         row[0] = value * 2.0 ** fmt.precision
     elif pattern == "random":  # a rounding error at every step of a narrow accumulator
         row = rng.uniform(-value, 4 * value, n)
+    elif pattern == "offset":  # a large common offset, a small spread: E[x²] − E[x]² cancels,
+        # and exp(x) overflows unless the row's maximum is subtracted first
+        row = 1024 * value + rng.uniform(-value, value, n)
     else:  # pairs that cancel, around a small remainder: Σ|x| large, the sum small
         half = rng.uniform(0.5, 8.0, (n + 1) // 2) * value
         row = np.concatenate([half, -half])[:n]
@@ -59,6 +62,10 @@ def long_row_case(draw, contract, opdef, dtypes: tuple[str, ...], longest: int):
     axis = len(shape) - 1
     if opdef.params == "reduce_to":
         params = {"input_shape": list(shape), "output_shape": [*shape[:-1], 1]}
+    elif opdef.family == "norm":  # rows of the last axis: the OpKind's own generator
+        from oracles.params import draw_params
+
+        params = draw_params(opdef.params, draw, shape, contract.op_params, nonempty=True)
     else:
         params = {"dims": [axis], "keepdim": False}
     spec, dtype = contract.inputs[0], dtypes[0]

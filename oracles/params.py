@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from judge.contracts.model import OpParams
+from oracles import lastdim
 
 # Small dyadic values: exact in every float format, and they exercise signs, zero and scaling.
 _DYADIC = tuple(sorted({k / 4 for k in range(-16, 17)} | {0.125, -0.125, 1024.0, -0.0}))
@@ -91,6 +92,7 @@ GENERATORS: dict[str, Callable[..., dict[str, Any]]] = {
     "affine": _affine,
     "clamp": _clamp,
     "powi": _powi,
+    **lastdim.GENERATORS,
 }
 
 
@@ -117,6 +119,7 @@ EXAMPLES: dict[str, Callable[[tuple[int, ...]], dict[str, Any]]] = {
     "powi": lambda shape: {"exp": 3},
     # CumSum draws its own shapes (oracles.matmul_table); this serves smoke tests.
     "cumsum": lambda shape: {"outer_count": math.prod(shape[:-1]), "dim_size": shape[-1], "inner_count": 1, "axis": len(shape) - 1},
+    **lastdim.EXAMPLES,
 }
 
 

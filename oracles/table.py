@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles import arith, cast, edges, hints, movement, reductions
+from oracles import arith, cast, edges, hints, lastdim, movement, reductions
 from oracles.families import binary, compare, unary, unary_with_params, where
 from oracles.matmul_table import rows as matmul_rows
 from oracles.opdef import OpDef
@@ -192,6 +192,7 @@ def _rows() -> list[OpDef]:
         *matmul_rows(),
         *cast.rows(),
         *movement.rows(),
+        *lastdim.rows(),
     ]
 
 

@@ -54,6 +54,11 @@ def _gelu_tanh(x):
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
+def _log_softmax(x, p):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
 def _max_to_backward(x, up, p):
     m = x.max(axis=1, keepdims=True)
     mask = x == m
@@ -113,6 +118,11 @@ EXPECT = {
     "ReduceMaxToBackward": _max_to_backward,
     "Cast": lambda x, p: x,  # into an integer: truncated, within the target's range only
     "CumSum": lambda x, p: np.cumsum(x, axis=p["axis"]),
+    "SoftmaxLastDim": lambda x, p: np.exp(_log_softmax(x, p)),
+    "LogSoftmaxLastDim": lambda x, p: _log_softmax(x, p),
+    "RmsNormLastDim": lambda x, p: x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + p["eps"]),
+    "LayerNormLastDim": lambda x, p: (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(
+        x.var(axis=-1, keepdims=True) + p["eps"]),
 }
 
 TOLERANCE = {"F64": 1e-12, "F32": 1e-5, "F16": 4e-3, "BF16": 3e-2, "F8E4M3": 7e-2}

@@ -81,13 +81,28 @@ def kompute() -> KomputeBackend:
     return backend
 
 
+# Vulkan contracts whose OpKind has no kompute shader yet: the adapter refuses them with a reason
+# (``unsupported`` in the coverage matrix), and a test below holds it to that.
+NO_SHADER_YET = {"SoftmaxLastDim", "RmsNormLastDim", "LayerNormLastDim"}
+
+
 @cache
 def vulkan_suite():
     from judge.suite import load_paths
 
     loaded = load_paths(None)
     assert not loaded.errors, loaded.errors
-    return tuple(c for c in loaded.registrable if c.device == "vulkan")
+    return tuple(c for c in loaded.registrable if c.device == "vulkan" and c.op_kind not in NO_SHADER_YET)
+
+
+def test_vulkan_contracts_without_a_shader_are_refused_with_a_reason():
+    from judge.suite import load_paths
+
+    pending = [c for c in load_paths(None).registrable if c.device == "vulkan" and c.op_kind in NO_SHADER_YET]
+    assert {c.op_kind for c in pending} == NO_SHADER_YET
+    for c in pending:
+        why = KomputeBackend().supports(c, (c.dtype_fan[0],))
+        assert isinstance(why, str) and c.op_kind in why, (c.kernel, why)
 
 
 def _shader_missing(contract, dtype: str) -> bool:
