@@ -34,6 +34,10 @@ FAMILY_CASES = [
     ("broken_move.py", "RollWrongSign", "data-movement.fkc.md", "roll_cpu", "F32"),
     ("broken_move.py", "TriuOffByOne", "data-movement.fkc.md", "triu_cpu", "F16"),
     ("broken_move.py", "MaskedFillThroughFloat", "data-movement.fkc.md", "masked_fill_cpu", "F32"),
+    ("broken_norm.py", "NoMaxShift", "softmax-norm.fkc.md", "softmax_last_dim_cpu", "F32"),
+    ("broken_norm.py", "NoMaxShift", "softmax-norm.fkc.md", "log_softmax_last_dim_cpu", "F32"),
+    ("broken_norm.py", "OnePassVariance", "softmax-norm.fkc.md", "layer_norm_last_dim_cpu", "F32"),
+    ("broken_norm.py", "StorageAccumulation", "softmax-norm.fkc.md", "rms_norm_last_dim_cpu", "F16"),
 ]
 
 
