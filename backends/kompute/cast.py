@@ -1,7 +1,8 @@
-"""Cast on Vulkan: the F32 <-> F16 and F32 <-> BF16 shaders (``shaders/cast.comp``), contiguous.
+"""Cast on Vulkan, contiguous: F32 <-> F16 and F32 <-> BF16 (``shaders/cast.comp``), F32 <-> F64
+and F8E4M3 <-> F32, F16, BF16 (``shaders/cast_bits.comp``, integer arithmetic on the bits).
 
-16-bit data travels packed two per uint32 word; the launcher passes the element count and picks
-the program by (source, target). Other pairs (F64, F8E4M3) have no shader here.
+Data travels as uint32 words (8-bit data four per word, 16-bit two per word, F64 two words per
+element); the launcher passes the element count and picks the program by (source, target).
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from backends.kompute import device
 from backends.kompute.launch import _meta, _poison_words, _result
 from backends.kompute.layout import check_contiguous, words_of
 from backends.kompute.ops import OpEntry
+from backends.kompute.programs import BIT_CASTS
 from judge.api import KernelCall
 
-# (source, target) -> program; the threads each needs: one per output word when narrowing.
-PAIRS = {("F32", "F16"): "cast_f32_f16", ("F16", "F32"): "cast_f16_f32",
-         ("F32", "BF16"): "cast_f32_bf16", ("BF16", "F32"): "cast_bf16_f32"}
+# (source, target) -> program.
+PAIRS = {(a.upper(), b.upper()): f"cast_{a}_{b}"
+         for a, b in (("f32", "f16"), ("f16", "f32"), ("f32", "bf16"), ("bf16", "f32"), *BIT_CASTS)}
+# Output elements one thread writes: a whole uint32 word of narrow data, one F32/F64 element
+# (the widening shaders of cast.comp run one thread per element).
+_PER_THREAD = {"F8E4M3": 4, "F16": 2, "BF16": 2}
 
 
 def cast_support(contract, dtypes) -> bool | str:
@@ -42,7 +47,8 @@ def run_cast(entry: OpEntry, kernel: str, call: KernelCall) -> list[np.ndarray]:
     n = int(np.prod(shape, dtype=np.int64))
     if n == 0:
         return [_result(np.zeros(0, np.uint32), out.dtype, shape)]
-    threads = (n + 1) // 2 if out.dtype != "F32" else n
+    per = _PER_THREAD.get(out.dtype, 1)
+    threads = -(-n // per)
     words = device.dispatch(program, [words_of(x.base[:n])], _poison_words(call, n),
                             _meta(n, entry.op_id), threads=threads)
     return [_result(words, out.dtype, shape)]

@@ -62,7 +62,7 @@ OPS: dict[str, OpEntry] = {
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
     "MatMul": OpEntry("matmul", 0, ("F32",)),
     "CumSum": OpEntry("cumsum", 0, FLOATS),
-    "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16")),  # pairs: backends.kompute.cast.PAIRS
+    "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16", "F64", "F8E4M3")),  # pairs: backends.kompute.cast.PAIRS
     **{kind: OpEntry("move", i, (*FLOATS, "U8", "U32", "I16", "I32", "I64")) for i, kind in enumerate(MOVE_KINDS)},
 }
 

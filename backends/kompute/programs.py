@@ -25,6 +25,10 @@ class Program:
     defines: tuple[str, ...] = ()
 
 
+# (source, target) pairs of cast_bits.comp, lower case as in the program names.
+BIT_CASTS = (("f32", "f64"), ("f64", "f32"),
+             *((a, b) for h in ("f32", "f16", "bf16") for a, b in (("f8e4m3", h), (h, "f8e4m3"))))
+
 PROGRAMS: dict[str, Program] = {
     p.name: p
     for p in (
@@ -47,6 +51,8 @@ PROGRAMS: dict[str, Program] = {
         *(Program(f"cast_{a}_{b}", "cast.comp", (f"HALF_{h.upper()}", *(("NARROW",) if a == "f32" else ())))
           for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),
                           ("bf16", "f32", "bf16"))),
+        *(Program(f"cast_{a}_{b}", "cast_bits.comp", (f"SRC_{a.upper()}", f"DST_{b.upper()}"))
+          for a, b in BIT_CASTS),
         Program("move", "move.comp"),
     )
 }

@@ -105,18 +105,10 @@ def test_vulkan_contracts_without_a_shader_are_refused_with_a_reason():
         assert isinstance(why, str) and c.op_kind in why, (c.kernel, why)
 
 
-def _shader_missing(contract, dtype: str) -> bool:
-    """A Cast pair the contracts list but no shader implements yet (F64 and F8E4M3 pairs): the
-    adapter reports it unsupported, with its reason; a known gap, not a silent one."""
-    from backends.kompute.cast import PAIRS
-
-    return contract.op_kind == "Cast" and (dtype, contract.outputs[0].dtype_rule.dtype) not in PAIRS
-
-
 def _cases():
     for c in filter(sample_calls.hand_built, vulkan_suite()):
         layouts = sample_calls.LAYOUTS if c.handles_strided else ("contiguous",)
-        for dtype in [d for d in c.dtype_fan if not _shader_missing(c, d)]:
+        for dtype in c.dtype_fan:
             for layout in layouts:
                 yield pytest.param(c, dtype, layout,
                                    id=f"{c.file.rsplit('/', 1)[-1]}::{c.kernel}-{dtype}-{layout}")
@@ -154,12 +146,7 @@ def test_every_vulkan_contract_is_supported_for_every_dtype():
     backend = KomputeBackend()
     refused = [(c.kernel, d, why) for c in vulkan_suite() for d in c.dtype_fan
                if (why := backend.supports(c, (d,) * len(c.inputs))) is not True]
-    assert [r for r in refused if not _shader_missing(*_contract_named(r[0]), r[1])] == []
-    assert all("no Vulkan cast shader" in why for _, _, why in refused)
-
-
-def _contract_named(kernel: str):
-    return [c for c in vulkan_suite() if c.kernel == kernel][:1]
+    assert refused == []
 
 
 @pytest.mark.parametrize(("contract_", "dtype", "layout"), list(_cases()))
