@@ -48,6 +48,7 @@ PROGRAMS: dict[str, Program] = {
           for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),
                           ("bf16", "f32", "bf16"))),
         Program("move", "move.comp"),
+        Program("rows_f32", "rows.comp"),
     )
 }
 
