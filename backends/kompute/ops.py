@@ -65,6 +65,8 @@ OPS: dict[str, OpEntry] = {
     "CumSum": OpEntry("cumsum", 0, FLOATS),
     "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16")),  # pairs: backends.kompute.cast.PAIRS
     "SoftmaxLastDim": OpEntry("rows", 0, ("F32",)),
+    "RmsNormLastDim": OpEntry("rows", 1, ("F32",)),
+    "LayerNormLastDim": OpEntry("rows", 2, ("F32",)),
     **{kind: OpEntry("move", i, (*FLOATS, "U8", "U32", "I16", "I32", "I64")) for i, kind in enumerate(MOVE_KINDS)},
 }
 
