@@ -11,6 +11,7 @@ import numpy as np
 from backends.kompute import device
 from backends.kompute.launch_matmul import LAUNCHERS_MATMUL
 from backends.kompute.launch_move import run_move
+from backends.kompute.launch_rows import LAUNCHERS_ROWS
 from backends.kompute.layout import (
     broadcast_strides,
     check_contiguous,
@@ -185,4 +186,5 @@ LAUNCHERS = {
     "argreduce": run_argreduce,
     **LAUNCHERS_MATMUL,
     "move": run_move,
+    **LAUNCHERS_ROWS,
 }

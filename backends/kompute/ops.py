@@ -3,7 +3,8 @@ selector, which dtypes the shaders implement, and how its params are packed.
 
 Families: ``unary`` (strided F32/F16/F64 selector; BF16 is the contiguous pair-thread kernel),
 ``binary`` (per-operand strided, all four float dtypes), ``reduce`` (F32, contiguous, any axes),
-``argreduce`` (contiguous, one axis, U32 out), ``move`` (data movement: any element size, bits).
+``argreduce`` (contiguous, one axis, U32 out), ``move`` (data movement: any element size, bits),
+``rows`` (last-axis softmax and norms: F32, contiguous, one workgroup per row).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ OPS: dict[str, OpEntry] = {
     "MatMul": OpEntry("matmul", 0, ("F32",)),
     "CumSum": OpEntry("cumsum", 0, FLOATS),
     "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16", "F64", "F8E4M3")),  # pairs: backends.kompute.cast.PAIRS
+    "SoftmaxLastDim": OpEntry("rows", 0, ("F32",)),
+    "RmsNormLastDim": OpEntry("rows", 1, ("F32",)),
+    "LayerNormLastDim": OpEntry("rows", 2, ("F32",)),
     **{kind: OpEntry("move", i, (*FLOATS, "U8", "U32", "I16", "I32", "I64")) for i, kind in enumerate(MOVE_KINDS)},
 }
 

@@ -54,6 +54,7 @@ PROGRAMS: dict[str, Program] = {
         *(Program(f"cast_{a}_{b}", "cast_bits.comp", (f"SRC_{a.upper()}", f"DST_{b.upper()}"))
           for a, b in BIT_CASTS),
         Program("move", "move.comp"),
+        Program("rows_f32", "rows.comp"),
     )
 }
 

@@ -83,7 +83,7 @@ def kompute() -> KomputeBackend:
 
 # Vulkan contracts whose OpKind has no kompute shader yet: the adapter refuses them with a reason
 # (``unsupported`` in the coverage matrix), and a test below holds it to that.
-NO_SHADER_YET = {"SoftmaxLastDim", "RmsNormLastDim", "LayerNormLastDim"}
+NO_SHADER_YET: set[str] = set()
 
 
 @cache
