@@ -10,6 +10,7 @@ the last axis. Values are drawn uniformly from [0.5, 1.5): inside every elementw
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,14 +69,27 @@ def _primary_shape(contract: Contract, n: int, reduces: bool) -> tuple[int, ...]
     return (1,) * (rank - 2) + (n // inner, inner)
 
 
+# Op params of the OpKinds that work along the last axis: (rows, row length, axis) -> params.
+_ROWS = {
+    "cumsum": lambda rows, length, axis: {"outer_count": rows, "dim_size": length,
+                                          "inner_count": 1, "axis": axis},
+    "softmax_last_dim": lambda rows, length, axis: {"outer_count": rows, "last_dim": length},
+    "norm_last_dim": lambda rows, length, axis: {"outer_count": rows, "last_dim": length,
+                                                 "eps": 2.0**-20},
+}
+
+
 def plan_call(contract: Contract, dtype: str, n: int) -> Plan:
     """The call measured at size ``n`` for dtype ``dtype`` (raises ValueError if none fits)."""
     import oracles
     from judge.strategies import input_dtypes
 
     opdef = oracles.get(contract.op_kind)
+    if opdef.draw_shapes is not None and opdef.params not in _ROWS:
+        raise ValueError(f"{contract.kernel}: {contract.op_kind} draws its own operand shapes and "
+                         "op params; there is no size plan for it yet")
     key = opdef.params
-    reduces = key in ("reduce_dims", "single_dim", "reduce_to", "reduce_to_backward")
+    reduces = key in ("reduce_dims", "single_dim", "reduce_to", "reduce_to_backward", *_ROWS)
     shape = _primary_shape(contract, n, reduces)
     last = len(shape) - 1
     fields = contract.op_params
@@ -93,6 +107,8 @@ def plan_call(contract: Contract, dtype: str, n: int) -> Plan:
         params = {names[0]: 0.75, names[1]: 1.25}
     elif key == "powi":
         params = {"exp": 3}
+    elif key in _ROWS:  # along the last axis, in rows of its extent
+        params = _ROWS[key](math.prod(shape[:-1]), shape[-1], last)
     else:
         raise ValueError(f"{contract.kernel}: no size plan for op-param generator {key!r}")
     shapes = []

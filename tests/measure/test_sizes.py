@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from judge.formats import get_format
 from judge.measure.sizes import (
     cost_variables,
     make_call,
@@ -26,23 +27,35 @@ def suite():
     return [c for c in loaded.contracts if c.registrable]
 
 
+# OpKinds that draw their own shapes and params (OpDef.draw_shapes): judge measure has no size
+# plan for them yet, and says so.
+TIED_SHAPES = frozenset({"Cast", "MatMul", "Concat", "IndexSelect", "Gather", "Flip", "Roll", "Triu", "Tril",
+                         "MaskedFill"})
+
+
 @pytest.mark.parametrize("n", [16, 1024, 1 << 16])
 def test_every_suite_contract_has_a_contiguous_call_of_n_elements(suite, n):
     from judge.layouts import accepted
 
     for contract in suite:
         for dtype in contract.dtype_fan:
+            what = f"{contract.kernel}[{dtype}]"
+            if contract.op_kind in TIED_SHAPES:  # refused with the reason (an error entry)
+                with pytest.raises(ValueError, match="no size plan"):
+                    plan_call(contract, dtype, n)
+                continue
             plan = plan_call(contract, dtype, n)
             call = make_call(contract, plan)
-            what = f"{contract.kernel}[{dtype}]"
             assert call.inputs[0].size == n, what
             for arg, spec in zip(call.inputs, contract.inputs, strict=True):
                 assert arg.is_contiguous() and accepted(arg, spec.layout), what
                 assert spec.rank.contains(arg.ndim), what
                 values = arg.base.astype(np.float64)
                 assert np.all(np.isfinite(values)), what
-                if arg.dtype != "BOOL":
+                if get_format(arg.dtype).is_float:
                     assert values.min() >= 0.5 and values.max() <= 1.5, what
+                elif arg.dtype != "BOOL":  # integers: uniform [0.5, 1.5) truncated
+                    assert set(np.unique(values)) <= {0.0, 1.0}, what
             variables = cost_variables(call, dtype)
             assert variables["n_in"] == n and variables["n_out"] == call.outputs[0].size
             for expr in (contract.cost.bytes_moved, contract.cost.flops):
