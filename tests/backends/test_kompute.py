@@ -70,17 +70,6 @@ EXPECT = {
 TOLERANCE = {"F64": 1e-6, "F32": 1e-5, "F16": 4e-3, "BF16": 3e-2}
 
 
-@pytest.fixture(scope="module")
-def kompute() -> KomputeBackend:
-    backend = KomputeBackend()
-    ok = backend.available()
-    if ok is not True:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but the Vulkan backend cannot run: {ok}")
-        pytest.skip(f"Vulkan backend unavailable: {ok}")
-    return backend
-
-
 # Vulkan contracts whose OpKind has no kompute shader yet: the adapter refuses them with a reason
 # (``unsupported`` in the coverage matrix), and a test below holds it to that.
 NO_SHADER_YET: set[str] = set()

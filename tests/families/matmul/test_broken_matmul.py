@@ -3,16 +3,11 @@ the ci profile's seed, and the correct mini backend passes the same contracts.""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from judge.profiles import get_profile
 from judge.runner import Item, run_item
 
-ROOT = Path(__file__).resolve().parents[3]
 MM, CS = "matmul.fkc.md", "cumsum.fkc.md"
 
 CASES = [
@@ -22,30 +17,6 @@ CASES = [
     ("HalfAccumulationCumSum", CS, "cumsum_cpu", "F16", {"reduction_bound"}),
     ("TiledGqa", MM, "matmul_cpu", "F32", {"reduction_bound", "nan", "inf"}),
 ]
-
-
-@pytest.fixture(scope="module")
-def broken_matmul():
-    name = "judge_test_broken_matmul_plugin"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "plugins" / "broken_matmul.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-@pytest.fixture(scope="module")
-def contract():
-    from judge.suite import load_paths
-
-    loaded = load_paths([ROOT / "suites" / "fuel" / MM, ROOT / "suites" / "fuel" / CS])
-    assert not loaded.errors, loaded.errors
-
-    def get(file: str, kernel: str):
-        return next(c for c in loaded.contracts if c.kernel == kernel and Path(c.file).name == file)
-
-    return get
 
 
 @pytest.mark.parametrize("cls, file, kernel, dtype, checks", CASES,

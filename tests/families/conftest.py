@@ -1,0 +1,75 @@
+"""Fixtures of the kernel-family tests: each family's broken-backend plugin (tests/plugins) and
+its suite contracts by kernel name."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "suites" / "fuel"
+
+
+def plugin(file: str):
+    """tests/plugins/<file>, imported once."""
+    name = f"judge_test_{file.removesuffix('.py')}_plugin"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "plugins" / file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def by_kernel(*files: str):
+    """kernel name -> contract, over the named suite files (loaded without errors)."""
+    from judge.suite import load_paths
+
+    loaded = load_paths([SUITE / f for f in files])
+    assert not loaded.errors, loaded.errors
+    return {c.kernel: c for c in loaded.contracts}.__getitem__
+
+
+@pytest.fixture(scope="session")
+def broken_cast():
+    return plugin("broken_cast.py")
+
+
+@pytest.fixture(scope="session")
+def cast_contract():
+    return by_kernel("cast.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_move():
+    return plugin("broken_move.py")
+
+
+@pytest.fixture(scope="session")
+def move_contract():
+    return by_kernel("data-movement.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_norm():
+    return plugin("broken_norm.py")
+
+
+@pytest.fixture(scope="session")
+def norm_contract():
+    return by_kernel("softmax-norm.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_matmul():
+    return plugin("broken_matmul.py")
+
+
+@pytest.fixture(scope="session")
+def contract():
+    """(file, kernel) -> contract of the matmul and cumsum files."""
+    get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
+    return lambda file, kernel: get(kernel)
