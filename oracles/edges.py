@@ -150,14 +150,20 @@ def sum_alternatives(values: Sequence[float], acc: str, order: str):
     finite = [Fraction(v) for v in values if not math.isinf(v)]
     up = pos_inf or sum((f for f in finite if f > 0), Fraction(0)) >= limit
     down = neg_inf or -sum((f for f in finite if f < 0), Fraction(0)) >= limit
-    admitted = []
+    return None, overflowed(up, down, pos_inf, neg_inf)
+
+
+def overflowed(up: bool, down: bool, pos_inf: bool, neg_inf: bool) -> tuple[float, ...]:
+    """What a sum admits once some order's partial sums can overflow upwards (``up``) or
+    downwards (``down``): that infinity unless an input is the opposite one, NaN if both."""
+    out = []
     if up and not neg_inf:
-        admitted.append(INF)
+        out.append(INF)
     if down and not pos_inf:
-        admitted.append(-INF)
+        out.append(-INF)
     if up and down:
-        admitted.append(math.nan)
-    return None, tuple(admitted)
+        out.append(math.nan)
+    return tuple(out)
 
 
 def _fold(values: Sequence[float], s: FloatSpec) -> float:

@@ -94,16 +94,8 @@ def overflow_admitted(pos: Fraction, neg: Fraction, pos_inf: bool, neg_inf: bool
     s = float_spec(acc)
     limit = edges.overflow_threshold(s)
     grow = 1 + Fraction(count + 1, 1 << s.p)
-    up = pos_inf or pos * grow >= limit
-    down = neg_inf or neg * grow >= limit
-    out = []
-    if up and not neg_inf:
-        out.append(INF)
-    if down and not pos_inf:
-        out.append(-INF)
-    if up and down:
-        out.append(math.nan)
-    return tuple(out)
+    return edges.overflowed(pos_inf or pos * grow >= limit, neg_inf or neg * grow >= limit,
+                            pos_inf, neg_inf)
 
 
 def _result(special, total: int, denom: int, neg_zero: bool, admitted, s):

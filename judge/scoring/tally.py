@@ -70,22 +70,24 @@ def add_chunk(tally: Tally, start: int, x_bits, obs_bits, exp_bits, ref, *, kind
 
     An element whose bits equal the correctly rounded result (or a NaN where a NaN is expected)
     breaks no rule, so only the others (a few percent for a kernel within an ulp) go through
-    ``classify``; the measurements (ULP
-    histogram, worst ULP-real error, error maxima) still cover every element.
+    ``classify``; the measurements (ULP histogram, worst ULP-real error, error maxima) still
+    cover every element.
     """
     fmt = tally.fmt
     ops = ops_for(ref)
     xp = ops.xp
     tally.elements += int(ref.shape[0])
     exp_nan = xp.isnan(_as_float(ops, exp_bits, fmt))
+    obs_nan = xp.isnan(_as_float(ops, obs_bits, fmt))
     # two NaNs (whatever their payloads) break no rule either
-    same = (obs_bits == exp_bits) | (exp_nan & xp.isnan(_as_float(ops, obs_bits, fmt)))
+    same = (obs_bits == exp_bits) | (exp_nan & obs_nan)
     d = ops.indices(~same)  # the elements that differ, ascending
     with ops.quiet():
         obs_f = ops.cast(_as_float(ops, obs_bits, fmt), ops.float64)
-        known = xp.isfinite(obs_f) & ~exp_nan & xp.isfinite(ref)
+        obs_finite = xp.isfinite(obs_f)
+        known = obs_finite & ~exp_nan & xp.isfinite(ref)
         measured = Measured(*errors(ops, obs_f, known, ref, None, fmt))
-    equal_finite = ops.count(same & xp.isfinite(_as_float(ops, exp_bits, fmt)))
+    equal_finite = ops.count(same & obs_finite)  # finite pairs at 0 ulp
     cls = None
     if d.shape[0]:
         o_b, e_b, r = obs_bits[d], exp_bits[d], ref[d]
