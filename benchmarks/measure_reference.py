@@ -2,15 +2,14 @@
 
 Run: python benchmarks/measure_reference.py [--out DIR] [--sizes 4:28] [--kernel add_elementwise_cuda]
 
-For the kernel's CUDA contract (default: the F32 add) this measures, after a warm-up that
-brings the GPU to its working clocks:
-  1. the reference: the library call itself (torch.add / cupy.add on two contiguous F32 arrays),
-     each sample bracketed by CUDA events after a synchronize, warmed up, median of REPS; its
-     model fitted by ``numpy.polyfit`` with weights 1/t; a device copy timed the same way;
-  2. the Judge: ``judge.measure`` on torch-cuda and cupy (CUDA events, fitted model, copy roofline);
-  3. the reference again. The Judge is compared with the mean of the two reference timings,
-     taken on either side of it, so a drift of the device between phases shows as the spread of
-     the two (``reference_spread``) instead of as a disagreement.
+For the kernel's CUDA contract (default: the F32 add) this runs ``judge.measure`` on torch-cuda
+and cupy (CUDA events, fitted model, copy roofline) after a warm-up that brings the GPU to its
+working clocks, and pairs every size the Judge times with a plain timing of the library call
+itself (torch.add / cupy.add on two contiguous F32 arrays; each sample bracketed by CUDA events
+after a synchronize, warmed up, median of REPS), taken right before and right after the Judge
+times that size. A launch-bound call on a shared host drifts by tens of percent over seconds;
+timed this way, both sides see the same drift, and the plain timing's before/after spread says
+how large it was. Both sides are fitted by the Judge's own ``fit_cost`` (weights 1/t).
 Then it prints, per backend, both overheads and rates, the rate at the largest size as a
 fraction of the copy, and the largest per-size disagreement of the medians, and writes
 ``reference.json`` and the Judge's ``measured-cost.json`` under --out. With ``--cpu`` it does
@@ -99,55 +98,54 @@ def warm_up(lib: str, device: str, seconds: float = 2.0) -> None:
         timed(lambda: add(a, b))
 
 
-def averaged(first: dict, second: dict) -> dict:
-    """The two reference timings' mean per size, refitted; their spread alongside."""
-    sizes = first["sizes"]
-    t = np.array([(x + y) / 2 for x, y in zip(first["median_ns"], second["median_ns"], strict=True)])
-    work = np.array([3 * 4 * n for n in sizes], dtype=np.float64)
-    slope, intercept = np.polyfit(work, t, 1, w=1 / t)
-    spread = max(abs(x / y - 1) for x, y in zip(first["median_ns"], second["median_ns"], strict=True))
-    return {
-        **first, "median_ns": t.tolist(), "overhead_ns": float(intercept),
-        "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9),
-        "copy_B_per_s": (first["copy_B_per_s"] + second["copy_B_per_s"]) / 2,
-        "before": first, "after": second, "reference_spread": spread,
-        "overhead_spread": abs(first["overhead_ns"] / second["overhead_ns"] - 1),
-    }
+class Paired:
+    """Wraps the Judge's per-size timing: the plain call is timed before and after each size."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.plain: dict[tuple[str, int], tuple[float, float]] = {}
+
+    def install(self):
+        import judge.measure.run as run
+
+        inner = run.time_size
+
+        def paired(timed, n, policy):
+            lib = "cupy" if type(timed).__name__ == "CupyCall" else "torch"
+            before = self.plain_median(lib, n)
+            sample = inner(timed, n, policy)
+            self.plain[lib, n] = (before, self.plain_median(lib, n))
+            return sample
+
+        run.time_size = paired
+
+    def plain_median(self, lib: str, n: int) -> float:
+        a, b, add, _, _ = arrays(lib, self.device, n)
+        return median_ns(event_timer(lib, self.device), lambda: add(a, b))
 
 
-def reference(lib: str, device: str, sizes: list[int]) -> dict:
-    """Plain event timing of ``lib``'s add at each size, fitted by numpy.polyfit (1/t weights)."""
+def reference(paired: Paired, lib: str, device: str, sizes: list[int]) -> dict:
+    """The plain timings paired with the Judge's sizes, fitted like the Judge's, and a device
+    copy of the largest size's bytes timed the same way."""
+    from judge.measure.fit import fit_cost
+
+    before = [paired.plain[lib, n][0] for n in sizes]
+    after = [paired.plain[lib, n][1] for n in sizes]
+    t = [(x + y) / 2 for x, y in zip(before, after, strict=True)]
+    work = [3 * 4 * n for n in sizes]
+    fit, fit_before, fit_after = fit_cost(work, t), fit_cost(work, before), fit_cost(work, after)
     timed = event_timer(lib, device)
-    times = []
-    for n in sizes:
-        a, b, add, _, _ = arrays(lib, device, n)
-        times.append(median_ns(timed, lambda a=a, b=b, add=add: add(a, b)))
-        del a, b
-    work = np.array([3 * 4 * n for n in sizes], dtype=np.float64)
-    t = np.array(times)
-    slope, intercept = np.polyfit(work, t, 1, w=1 / t)
-    n = sizes[-1]
-    src, dst_like = arrays(lib, device, n)[0], arrays(lib, device, 1)[4]
+    src, dst_like, copy = arrays(lib, device, sizes[-1])[0], arrays(lib, device, 1)[4], arrays(lib, device, 1)[3]
     dst = dst_like(src)
-    copy = arrays(lib, device, 1)[3]
     copy_ns = median_ns(timed, lambda: copy(dst, src))
     return {
-        "sizes": sizes, "median_ns": times, "overhead_ns": float(intercept),
-        "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9),
-        "copy_B_per_s": float(2 * 4 * n / copy_ns * 1e9),
+        "sizes": sizes, "median_ns": t, "overhead_ns": fit.overhead_ns, "rate_B_per_s": fit.rate,
+        "largest_B_per_s": work[-1] / t[-1] * 1e9, "copy_B_per_s": 2 * 4 * sizes[-1] / copy_ns * 1e9,
+        "before": {"median_ns": before, "overhead_ns": fit_before.overhead_ns},
+        "after": {"median_ns": after, "overhead_ns": fit_after.overhead_ns},
+        "reference_spread": max(abs(x / y - 1) for x, y in zip(before, after, strict=True)),
+        "overhead_spread": abs(fit_before.overhead_ns / fit_after.overhead_ns - 1),
     }
-
-
-def _at(ref: dict, sizes: list[int]) -> dict:
-    """``ref`` restricted to the sizes the Judge measured (refitted if it measured fewer)."""
-    if list(ref["sizes"]) == list(sizes):
-        return ref
-    keep = [ref["sizes"].index(n) for n in sizes]
-    t = np.array([ref["median_ns"][i] for i in keep])
-    work = np.array([3 * 4 * n for n in sizes], dtype=np.float64)
-    slope, intercept = np.polyfit(work, t, 1, w=1 / t) if len(sizes) > 1 else (t[0] / work[0], 0.0)
-    return {**ref, "sizes": sizes, "median_ns": t.tolist(), "overhead_ns": float(intercept),
-            "rate_B_per_s": float(1e9 / slope), "largest_B_per_s": float(work[-1] / t[-1] * 1e9)}
 
 
 def main() -> None:
@@ -175,10 +173,10 @@ def main() -> None:
     backends = [registry.backends[name] for name in names]
     device = "cpu" if args.cpu else "cuda"
     libs = {name: "torch" if name.startswith("torch") else "cupy" for name in names}
-    sizes_of = size_range(lo, hi)
     for lib in set(libs.values()):
         warm_up(lib, device)
-    before = {name: reference(libs[name], device, sizes_of) for name in names}
+    paired = Paired(device)
+    paired.install()
     run = measure([contract], backends, MeasureOptions(log2=(lo, hi), item_budget_s=120,
                                                        dtypes=("F32",)))
     out = Path(args.out)
@@ -187,7 +185,7 @@ def main() -> None:
     for entry in run.entries:
         lib = libs[entry.backend.name]
         points = [p.sample.n for p in entry.points]
-        ref = averaged(_at(before[entry.backend.name], points), reference(lib, device, points))
+        ref = reference(paired, lib, device, points)
         judge_medians = [p.sample.median_ns for p in entry.points]
         ratios = [j / r for j, r in zip(judge_medians, ref["median_ns"], strict=True)]
         roof = run.rooflines[entry.backend.name]

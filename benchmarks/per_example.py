@@ -2,11 +2,13 @@
 
 Run: python benchmarks/per_example.py [--array-api-tests PATH] [--examples N]
 The Judge side judges exp, tanh and add on numpy F32 at the ci profile (sandboxed backend, pure
-or fast oracle as installed) and divides each item's time by its cases. The array-api-tests side
+or fast oracle as installed, the suite's expectations as under pytest) and divides each item's
+time by its cases. The array-api-tests side
 runs that suite's test_exp, test_tanh and test_add[add(x1, x2)] on numpy (PATH: a checkout of
 data-apis/array-api-tests with the array-api spec in its array-api/ folder, and ndindex
 installed) and divides the call time by the examples Hypothesis reports. Startup and collection
-are excluded on both sides.
+are excluded on both sides, and each side keeps its best of ``--repeat`` runs (this machine's
+timings move by a fifth from run to run).
 """
 
 from __future__ import annotations
@@ -25,26 +27,35 @@ ITEMS = (("reference-elementwise.fkc.md", "exp"), ("reference-elementwise.fkc.md
 AAT_TESTS = ("test_exp", "test_tanh", "test_add[add(x1, x2)]")
 
 
-def judge_side() -> dict[str, float]:
-    from judge.profiles import get_profile
-    from judge.registry import default_registry
-    from judge.runner import Item, run_item
-    from judge.suite import load_paths
+class JudgeSide:
+    """The three items, loaded once; ``once()`` judges each and returns its seconds per case."""
 
-    contracts = {(Path(c.file).name, c.kernel): c for c in load_paths([ROOT / "suites" / "fuel"]).contracts}
-    backend = default_registry().load_all().handle("numpy")
-    out = {}
-    for key in ITEMS:
-        item = Item(contracts[key], backend, "F32")
-        run_item(item, get_profile("ci"))  # warm: sandbox started, modules imported
-        start = time.perf_counter()
-        row = run_item(item, get_profile("ci")).row
-        out[key[1]] = (time.perf_counter() - start) / max(row.cases, 1)
-    backend.close()
-    return out
+    def __init__(self) -> None:
+        from judge.expectations import load_expectations
+        from judge.profiles import get_profile
+        from judge.registry import default_registry
+        from judge.runner import Item
+        from judge.suite import load_paths
+
+        contracts = {(Path(c.file).name, c.kernel): c for c in load_paths([ROOT / "suites" / "fuel"]).contracts}
+        self.backend = default_registry().load_all().handle("numpy")
+        self.known = load_expectations()  # as pytest judges: a recorded divergence is expected, not shrunk
+        self.profile = get_profile("ci")
+        self.items = {key[1]: Item(contracts[key], self.backend, "F32") for key in ITEMS}
+        self.once()  # warm: sandbox started, modules imported
+
+    def once(self) -> dict[str, float]:
+        from judge.runner import run_item
+
+        out = {}
+        for name, item in self.items.items():
+            start = time.perf_counter()
+            row = run_item(item, self.profile, expectations=self.known).row
+            out[name] = (time.perf_counter() - start) / max(row.cases, 1)
+        return out
 
 
-def array_api_tests_side(path: Path, examples: int) -> dict[str, float]:
+def _array_api_tests_once(path: Path, examples: int) -> dict[str, float]:
     selected = [f"array_api_tests/test_operators_and_elementwise_functions.py::{t}" for t in AAT_TESTS]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *selected, f"--max-examples={examples}", "-p", "no:cacheprovider",
@@ -63,21 +74,36 @@ def array_api_tests_side(path: Path, examples: int) -> dict[str, float]:
     return out
 
 
+def _best(rounds: list[dict[str, float]]) -> dict[str, float]:
+    return {name: min(r[name] for r in rounds) for name in rounds[0]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--array-api-tests", type=Path, default=None)
     ap.add_argument("--examples", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    judge = judge_side()
+    side = JudgeSide()
+    judge_rounds, aat_rounds = [], []
+    for _ in range(args.repeat):  # the two sides alternate, so a slow spell of the machine hits both
+        judge_rounds.append(side.once())
+        if args.array_api_tests is not None:
+            aat_rounds.append(_array_api_tests_once(args.array_api_tests, args.examples))
+    side.backend.close()
+    judge = _best(judge_rounds)
     for name, seconds in judge.items():
         print(f"judge           {name:28s} {1e3 * seconds:7.2f} ms per example")
-    if args.array_api_tests is None:
+    if not aat_rounds:
         return 0
-    aat = array_api_tests_side(args.array_api_tests, args.examples)
+    aat = _best(aat_rounds)
     for name, seconds in aat.items():
         print(f"array-api-tests {name:28s} {1e3 * seconds:7.2f} ms per example")
-    j, a = sum(judge.values()) / len(judge), sum(aat.values()) / len(aat)
-    print(f"mean: judge {1e3 * j:.2f} ms, array-api-tests {1e3 * a:.2f} ms, ratio {j / a:.2f}")
+    mean = lambda d: sum(d.values()) / len(d)  # noqa: E731
+    ratios = sorted(mean(j) / mean(a) for j, a in zip(judge_rounds, aat_rounds, strict=True))
+    print(f"ratio per round (judge / array-api-tests mean): {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"best of {args.repeat}: judge {1e3 * mean(judge):.2f} ms, array-api-tests {1e3 * mean(aat):.2f} ms, "
+          f"ratio {mean(judge) / mean(aat):.2f}")
     return 0
 
 

@@ -123,24 +123,41 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(v) for v in np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape))
 
 
-def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict,
-          out_shapes, out_dtypes, case_id: str):
-    """One call on fresh copies. Returns (outputs, findings, seconds, copies, out buffers)."""
-    copies = tuple(_fresh(t) for t in inputs)
+def _prepare(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str) -> KernelCall:
+    """One call on fresh copies of the inputs, into poison-filled outputs."""
+    copies = [_fresh(t) for t in inputs]
     outs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]
-    call = KernelCall(list(copies), dict(params), outs, list(out_dtypes), case_id)
-    start = time.perf_counter()
-    try:
-        result = backend.run(contract, call)
-    except Exception as exc:  # noqa: BLE001 - a kernel that raises on an accepted input is a finding
+    return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id)
+
+
+def _run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) -> list[tuple[Any, float]]:
+    """Each call's (result or the exception it raised, seconds). A sandboxed backend takes them
+    all in one round trip to its worker (``run_many``); any other backend one after the other."""
+    many = getattr(backend, "run_many", None)
+    if many is not None:
+        return many(contract, calls)
+    done = []
+    for call in calls:
+        start = time.perf_counter()
+        try:
+            result = backend.run(contract, call)
+        except Exception as exc:  # noqa: BLE001 - a kernel that raises on an accepted input is a finding
+            result = exc
+        done.append((result, time.perf_counter() - start))
+    return done
+
+
+def _checked(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes):
+    """The outputs of one call, or None with the findings that make them unusable."""
+    if isinstance(result, BaseException):
+        exc = result
         tb = str(exc) if isinstance(exc, BackendRaised) else traceback.format_exception_only(type(exc), exc)[-1].strip()
-        return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")], 0.0, copies
-    seconds = time.perf_counter() - start
+        return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")]
     if result is None:
-        result = [o.base.reshape(o.shape) for o in outs]
-    findings: list[Finding] = []
+        result = [o.base.reshape(o.shape) for o in call.outputs]
     if len(result) != len(out_shapes):
-        return None, [Finding("shape", f"expected {len(out_shapes)} output(s), got {len(result)}")], seconds, copies
+        return None, [Finding("shape", f"expected {len(out_shapes)} output(s), got {len(result)}")]
+    findings: list[Finding] = []
     checked = []
     for i, (arr, shape, dtype) in enumerate(zip(result, out_shapes, out_dtypes, strict=True)):
         arr = np.asarray(arr)
@@ -150,9 +167,7 @@ def _call(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], p
         if tuple(arr.shape) != tuple(shape):
             findings.append(Finding("shape", f"output {i}: shape {list(arr.shape)}, the shape rule says {list(shape)}", i))
         checked.append(arr)
-    if findings:
-        return None, findings, seconds, copies
-    return checked, findings, seconds, copies
+    return (None if findings else checked), findings
 
 
 def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...], params: dict[str, Any],
@@ -167,14 +182,16 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     full_params = derived_params(contract, params, kernel_inputs, out_shapes)
     ex = Execution(kernel_inputs, out_shapes, out_dtypes)
-    outputs, findings, seconds, copies = _call(backend, contract, kernel_inputs, full_params, out_shapes, out_dtypes, case_id)
-    ex.backend_seconds += seconds
+    calls = [_prepare(kernel_inputs, full_params, out_shapes, out_dtypes, case_id) for _ in range(1 + repeats)]
+    ran = _run_calls(backend, contract, calls)
+    ex.backend_seconds += sum(seconds for _, seconds in ran)
+    outputs, findings = _checked(backend, calls[0], ran[0][0], out_shapes, out_dtypes)
     ex.findings.extend(findings)
     if outputs is None:
         return ex
     in_place = any(o.aliasing != "none" for o in contract.outputs)
     if not in_place:
-        for spec, before, after in zip(contract.inputs, kernel_inputs, copies, strict=True):
+        for spec, before, after in zip(contract.inputs, kernel_inputs, calls[0].inputs, strict=True):
             changed = np.flatnonzero(_bits(before.base, before.dtype) != _bits(after.base, after.dtype))
             if changed.size:
                 ex.findings.append(Finding(
@@ -194,9 +211,8 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
                 i, first,
             ))
     ex.outputs = outputs
-    for _ in range(repeats):
-        again, _, seconds, _ = _call(backend, contract, kernel_inputs, full_params, out_shapes, out_dtypes, case_id)
-        ex.backend_seconds += seconds
+    for call, (result, _) in zip(calls[1:], ran[1:], strict=True):
+        again, _ = _checked(backend, call, result, out_shapes, out_dtypes)
         if again is None:
             continue
         for i, (a, b, dtype) in enumerate(zip(outputs, again, out_dtypes, strict=True)):

@@ -144,6 +144,7 @@ class _Search:
         self.running = case
         outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
         _record(self.result, outcome, self.ulps)
+        engine.aim(outcome.score.ulp)
         self.timing["backend"] += outcome.backend_seconds
         self.timing["oracle"] += outcome.oracle_seconds
         unexpected, _ = verdict.split(outcome.findings, self.expected)

@@ -133,22 +133,34 @@ class Sandbox:
     # -- calls ------------------------------------------------------------------------------
     def call(self, contract, call, timeout: float):
         """Run ``call`` in the child; copy back what it did to the buffers; return its result."""
+        (result, _), = self.calls(contract, [call], [timeout])
+        if isinstance(result, BackendRaised):
+            raise result
+        return result
+
+    def calls(self, contract, calls, timeouts) -> list[tuple[object, float]]:
+        """Run ``calls`` in the child in one round trip, each within its timeout; copy back what
+        each did to its buffers. Returns each one's (result or ``BackendRaised``, seconds)."""
         import numpy as np
 
         if not self.alive():
             self.start()
         key = (contract.file, contract.kernel, contract.revision)
-        if key not in self._contracts:
+        first = key not in self._contracts
+        if first:
             self.conn.send(("contract", key, contract))
             self._contracts.add(key)
-        self.conn.send(("run", key, call))
-        self._receive(STARTUP_TIMEOUT, "while receiving a kernel call")  # may import modules
-        kind, result, in_bases, out_bases, _ = self._receive(timeout, "during a kernel call")
-        for arg, base in zip([*call.inputs, *call.outputs], [*in_bases, *out_bases], strict=True):
-            np.copyto(arg.base, base, casting="no")
-        if kind == "raised":
-            raise BackendRaised(result)
-        return result
+        self.conn.send(("run", key, calls))
+        if first:  # unpickling a contract's first calls may import modules: their timeouts
+            # count from the worker's "started" (later calls unpickle in microseconds)
+            self._receive(STARTUP_TIMEOUT, "while receiving a kernel call")
+        done = []
+        for call, timeout in zip(calls, timeouts, strict=True):
+            kind, result, in_bases, out_bases, seconds = self._receive(timeout, "during a kernel call")
+            for arg, base in zip([*call.inputs, *call.outputs], [*in_bases, *out_bases], strict=True):
+                np.copyto(arg.base, base, casting="no")
+            done.append((BackendRaised(result) if kind == "raised" else result, seconds))
+        return done
 
     def _receive(self, timeout: float, doing: str):
         try:
@@ -196,10 +208,17 @@ class IsolatedBackend(Backend):
         return self.inner.supports(contract, dtypes)
 
     def run(self, contract, call):
+        return self._started().call(contract, call, self.timeout or default_timeout(call))
+
+    def run_many(self, contract, calls):
+        """Each call's (result or ``BackendRaised``, seconds in the worker), in one round trip."""
+        return self._started().calls(contract, calls, [self.timeout or default_timeout(c) for c in calls])
+
+    def _started(self) -> Sandbox:
         if self._sandbox is None:
             self._sandbox = Sandbox(self.spec, self.env)
             _LIVE.append(self._sandbox)
-        return self._sandbox.call(contract, call, self.timeout or default_timeout(call))
+        return self._sandbox
 
     def close(self) -> None:
         if self._sandbox is not None:

@@ -9,8 +9,9 @@ Messages (parent → child → parent):
 - ``("init", spec)`` → ``("ready", describe)``, ``("unavailable", why)`` or
   ``("unbuildable", why)`` (the child cannot rebuild the backend at all);
 - ``("contract", key, contract)`` → nothing (cached for later calls);
-- ``("run", key, call)`` → ``("started",)`` once the call is unpickled, then
-  ``("ok", result, input bases, output bases, seconds)`` or
+- ``("run", key, calls)`` → ``("started",)`` once the calls are unpickled, for the first run
+  after the contract arrived only (unpickling may import modules then), then for each call in
+  turn ``("ok", result, input bases, output bases, seconds)`` or
   ``("raised", text, input bases, output bases, seconds)``.
 """
 
@@ -69,6 +70,7 @@ def _run(backend, contract, call):
 def serve(conn) -> None:
     backend = None
     contracts: dict = {}
+    fresh: set = set()  # contracts whose first run has not come yet
     while True:
         try:
             message = conn.recv()
@@ -90,9 +92,13 @@ def serve(conn) -> None:
             conn.send(("ready", text) if ok else ("unavailable", text))
         elif kind == "contract":
             contracts[message[1]] = message[2]
+            fresh.add(message[1])
         elif kind == "run":
-            conn.send(("started",))  # the call's timeout counts from here, not from unpickling
-            conn.send(_run(backend, contracts[message[1]], message[2]))
+            if message[1] in fresh:  # the calls' timeouts count from here, not from unpickling
+                fresh.discard(message[1])
+                conn.send(("started",))
+            for call in message[2]:
+                conn.send(_run(backend, contracts[message[1]], call))
 
 
 def main(argv: list[str]) -> None:

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from judge.cases import Case
 from judge.contracts.model import Contract, InputSpec
 from judge.formats import get_format
-from judge.layouts import build_view, layout_recipe, storage_shape
-from judge.values import POISON_BITS, value_array
+from judge.layouts import build_view, draw_layout, storage_shape
+from judge.values import POISON_BITS, SEED, draw_values, raw_words
 
 _BROADCASTING_FAMILIES = {"binary", "compare", "where"}
+_ECHOES = st.sampled_from(("none", "same", "negated", "both"))
 
 
 @dataclass(frozen=True)
@@ -48,36 +49,44 @@ def _rank_bounds(spec: InputSpec, budget: Budget) -> tuple[int, int]:
     return lo, hi
 
 
-@st.composite
-def _shape(draw, rank: int, budget: Budget, nonempty: bool) -> tuple[int, ...]:
+def _shape(draw, rank: int, empty: int, budget: Budget) -> tuple[int, ...]:
+    """``rank`` sides within the budget; axis ``empty`` (if any) is 0."""
     dims = []
     used = 1
-    for _ in range(rank):
+    for axis in range(rank):
         room = max(1, budget.max_elements // max(used, 1))
         hi = max(1, min(budget.max_side, room))
-        # Empty axes are an edge case, not the common case: about one draw in sixteen where
-        # allowed. Testing for the top value keeps shrinking away from empty shapes.
-        empty = not nonempty and draw(st.integers(0, 15)) == 15
-        side = 0 if empty else draw(st.integers(1, hi))
+        side = 0 if axis == empty else draw(st.integers(1, hi))
         dims.append(side)
         used *= max(side, 1)
     return tuple(dims)
 
 
-@st.composite
+def _rank(draw, lo: int, hi: int, nonempty: bool) -> tuple[int, int]:
+    """(rank, the axis left empty or -1), the rank and a one-in-sixteen empty flag drawn as one
+    choice. An empty axis is an edge case, not the common case; testing for the top value of
+    the flag keeps shrinking away from empty shapes."""
+    k = draw(st.integers(0, (hi - lo + 1) * 16 - 1))
+    rank, flag = lo + k // 16, k % 16
+    if flag != 15 or nonempty or rank == 0:
+        return rank, -1
+    return rank, draw(st.integers(0, rank - 1))
+
+
 def _broadcast_operand(draw, out: tuple[int, ...], spec: InputSpec) -> tuple[int, ...]:
-    """An operand shape that broadcasts to ``out`` (numpy rules): axes of 1, fewer leading axes."""
-    lo = spec.rank.lo
-    drop = draw(st.integers(0, max(0, len(out) - lo)))
+    """An operand shape that broadcasts to ``out`` (numpy rules): fewer leading axes, and axes
+    of 1 (a bit each), as one choice that shrinks to ``out`` itself."""
+    most = max(0, len(out) - spec.rank.lo)
+    drop, ones = divmod(draw(st.integers(0, (most + 1) * (1 << len(out)) - 1)), 1 << len(out))
     shape = list(out[drop:])
     for i, s in enumerate(shape):
-        if s != 1 and draw(st.booleans()):
+        if s != 1 and ones >> i & 1:
             shape[i] = 1
     return tuple(shape)
 
 
-@st.composite
 def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[list[tuple[int, ...]], dict]:
+    """Each operand's shape and the op params, drawn with ``draw``."""
     from oracles.params import draw_params
 
     if opdef.draw_shapes is not None:  # the OpKind ties its operands' shapes together itself
@@ -89,8 +98,8 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
     lo, hi = _rank_bounds(primary, budget)
     if opdef.params == "single_dim":  # a dim in 0..rank needs rank >= 1
         lo, hi = max(lo, 1), max(hi, 1)
-    rank = draw(st.integers(lo, hi))
-    shape = draw(_shape(rank, budget, nonempty))
+    rank, empty = _rank(draw, lo, hi, nonempty)
+    shape = _shape(draw, rank, empty, budget)
     params = draw_params(opdef.params, draw, shape, contract.op_params, nonempty=nonempty)
     shapes: list[tuple[int, ...]] = []
     for spec in contract.inputs:
@@ -98,30 +107,29 @@ def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[
         if family == "reduce_to_backward" and spec is not contract.inputs[0]:
             shapes.append(tuple(params["output_shape"]))
         elif family in _BROADCASTING_FAMILIES and sc is not None and sc.kind == "broadcast_to":
-            shapes.append(draw(_broadcast_operand(shape, spec)))
+            shapes.append(_broadcast_operand(draw, shape, spec))
         else:
             shapes.append(shape)
     return shapes, params
 
 
-@st.composite
 def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarray:
     """Some elements of a later operand repeat an earlier operand's value at the same position,
     as is or with the sign flipped: the equal pairs, x - x, x / x, ±0 pairs and ties that
     max, min, comparisons, division and remainder rules are about. Shrinks to no echo."""
     fmt = get_format(dtype)
-    how = draw(st.sampled_from(("none", "same", "negated", "both")))
+    how = draw(_ECHOES)
     if how == "none" or stored.size == 0 or fmt.kind == "bool":
         return stored
-    picked = np.array(draw(st.lists(st.booleans(), min_size=stored.size, max_size=stored.size)))
-    if not picked.any():
-        return stored
+    n = stored.size
+    quarters = draw(st.integers(1, 4))  # the share of elements echoed
+    r = raw_words(draw(SEED), 2 * n)
+    picked = r[:n] % np.uint64(4) < np.uint64(quarters)
     out = stored.reshape(-1).view(fmt.bits_dtype).copy()
     src = partner.reshape(-1).view(fmt.bits_dtype)
     flip = np.zeros(out.shape, dtype=bool)
     if fmt.is_float and how != "same":
-        flip = np.ones(out.shape, dtype=bool) if how == "negated" else \
-            np.array(draw(st.lists(st.booleans(), min_size=out.size, max_size=out.size)))
+        flip = np.ones(out.shape, dtype=bool) if how == "negated" else (r[n:] & np.uint64(1)).astype(bool)
     sign = fmt.bits_dtype.type((1 << (fmt.bits - 1)) if fmt.is_float else 0)
     echoed = np.where(flip, src ^ sign, src)
     poisoned = echoed == POISON_BITS[dtype]  # a flipped NaN must not look like an unwritten output
@@ -142,21 +150,21 @@ def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget(
     # The top value leads to long rows, so shrinking leads away from them.
     if accumulates(opdef) and budget.long_row and draw(st.integers(0, 3)) == 3:
         return draw(long_case(contract, opdef, dtypes, budget.long_row))
-    shapes, params = draw(shapes_and_params(contract, opdef, budget))
+    shapes, params = shapes_and_params(draw, contract, opdef, budget)
     hints = tuple(opdef.hints(dtype))
     inputs, values, recipes, drawn = [], [], [], []
     for i, (shape, dt, spec) in enumerate(zip(shapes, dtypes, contract.inputs, strict=True)):
-        recipe = draw(layout_recipe(shape, spec.layout))
+        recipe = draw_layout(draw, shape, spec.layout)
         fixed = opdef.draw_input(i, dt, shapes, params) if opdef.draw_input else None
         if fixed is not None:  # indices, masks: the OpKind draws the values (a stride-0 axis
             # repeats the first slice along it, which stays within what the OpKind allows)
             full = np.asarray(draw(fixed))
             stored = full[tuple(slice(0, n) for n in storage_shape(shape, recipe))]
         else:
-            stored = draw(value_array(dt, storage_shape(shape, recipe), hints))
+            stored = draw_values(draw, dt, storage_shape(shape, recipe), hints)
         partner = next((a for a, d in drawn if d == dt and a.shape == stored.shape), None)
         if partner is not None and fixed is None:
-            stored = draw(_echo(stored, partner, dt))
+            stored = _echo(draw, stored, partner, dt)
         drawn.append((stored, dt))
         inputs.append(build_view(stored, shape, recipe, dt))
         values.append(np.array(np.broadcast_to(stored, shape), order="C", copy=True))

@@ -145,36 +145,141 @@ def int_elements(name: str, lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from(edges), small, st.integers(lo, hi))
 
 
+# The array-wide sources an array's elements are filled from, beside its background value. Each
+# is a vectorised function of a raw 64-bit stream, so an array costs a fixed number of Hypothesis
+# choices whatever its size (a choice per element cost more than the kernel and the oracle
+# together). Hypothesis picks which sources an array mixes, and shrinks towards none: an array
+# of one value, plus the few elements overwritten with special values.
+_FLOAT_SOURCES = ("pool", "moderate", "wide", "bits", "edges", "specials", "hints")
+_INT_SOURCES = ("pool", "small", "bits")
+SEED = st.integers(0, (1 << 32) - 1)
+
+
 @cache
-def _pool(name: str, hints: tuple[float, ...]) -> st.SearchStrategy[list[int]]:
-    elem, specials = element_bits(name, hints), special_bits(name)
-    pool_elem = st.one_of(elem, st.sampled_from(specials)) if specials else elem
-    return st.lists(pool_elem, min_size=1, max_size=3)
+def background_bits(name: str, hints: tuple[float, ...] = ()) -> tuple[int, ...]:
+    """The values an array's background (and its pools) are picked from, simplest first (where
+    shrinking leads): 0, ±1, ±k/8 for floats, small integers; then the edges and the hints."""
+    fmt = get_format(name)
+    if fmt.kind == "bool":
+        return (0, 1)
+    if fmt.is_float:
+        ks = sorted(range(-64, 65), key=lambda k: (abs(k) % 8 != 0, abs(k), k < 0))
+        simple = [int(b) for b in to_bits([k / 8 for k in ks], fmt)]
+        extra = [*edge_bits(name), *(int(b) for b in to_bits(hints, fmt))]
+    else:
+        mask = (1 << fmt.bits) - 1
+        lo = -1000 if fmt.kind == "int" else 0
+        simple = [v & mask for v in sorted(range(lo, 1001), key=lambda v: (abs(v), v < 0)) if v <= mask]
+        extra = [mask, mask >> 1, (mask >> 1) + 1] if fmt.kind == "int" else [mask]
+    poison = POISON_BITS[name]
+    return tuple(dict.fromkeys(b for b in (*simple, *extra) if b != poison))
+
+
+def _array_choice(table: int, sources: int, most: int) -> st.SearchStrategy[int]:
+    """(overwrite count, background index, source bits) as one integer (below 2^24, where
+    Hypothesis draws integers uniformly)."""
+    return st.integers(0, table * (1 << sources) * (most + 1) - 1)
+
+
+def raw_words(seed: int, n: int) -> np.ndarray:
+    """``n`` raw 64-bit words of PCG64 seeded by ``seed``: a bit generator's raw stream is stable
+    across numpy versions and machines (NEP 19), so the same choices give the same array
+    everywhere."""
+    return np.random.PCG64(seed).random_raw(n).astype(np.uint64)
+
+
+def _pick(table, r: np.ndarray) -> np.ndarray:
+    table = np.asarray(table, dtype=np.uint64)
+    return table[r % np.uint64(len(table))]
+
+
+def _source_bits(source: str, fmt: Format, r: np.ndarray, spare: np.ndarray, table: tuple[int, ...],
+                 hints: tuple[float, ...]) -> np.ndarray:
+    """One source's bit pattern for every element, from raw words ``r`` (a word per element)
+    and ``spare`` (four more)."""
+    mask = np.uint64((1 << fmt.bits) - 1)
+    if source == "pool":  # one to three values repeated across the array: ties, equal pairs
+        size = int(spare[0] % np.uint64(3)) + 1
+        w = spare[1:size + 1]  # each value: a special one, any bit pattern or from the table
+        kind = w % np.uint64(4)
+        pool = np.where(kind < 2, _pick(special_bits(fmt.name) or table, w >> np.uint64(2)),
+                        np.where(kind == 2, w >> np.uint64(2) & mask, _pick(table, w >> np.uint64(2))))
+        return pool[(r >> np.uint64(32)) % np.uint64(size)]
+    if source == "bits":  # anything the format holds: huge, tiny, subnormal, NaN payloads
+        return r & mask
+    if source == "small":  # integers in [-1000, 1000] (unsigned: [0, 1000]), as the format's bits
+        if fmt.kind == "int":
+            return ((r % np.uint64(2001)).astype(np.int64) - 1000).astype(np.uint64) & mask
+        return r % np.uint64(min(int(mask), 1000) + 1)
+    if source == "edges":
+        return _pick(edge_bits(fmt.name), r)
+    if source == "specials":  # what the semantics rules are about: ±0, NaN, ±inf, subnormals
+        return _pick(special_bits(fmt.name), r)
+    if source == "hints":
+        return _pick(to_bits(hints, fmt), r)
+    if source == "moderate":  # k/8 for k in [-64, 64]: exact, small, many ties
+        values = ((r % np.uint64(129)).astype(np.int64) - 64) / 8.0
+    else:  # wide: either sign, magnitudes log-uniform over [2^-8, 2^14), every mantissa bit random
+        mantissa = 1.0 + (r >> np.uint64(12)).astype(np.float64) * 2.0 ** -52
+        exponent = ((r >> np.uint64(1)) % np.uint64(22)).astype(np.int64) - 8
+        values = np.where(r & np.uint64(1), -1.0, 1.0) * np.ldexp(mantissa, exponent)
+    return to_bits(values, fmt).astype(np.uint64)
+
+
+@cache
+def _sources(name: str, with_hints: bool) -> tuple[str, ...]:
+    fmt = get_format(name)
+    sources = _FLOAT_SOURCES if fmt.is_float else _INT_SOURCES if fmt.kind != "bool" else ("bits",)
+    return tuple(s for s in sources if s != "hints" or with_hints)
+
+
+@cache
+def _overwrite_values(name: str) -> tuple[int, ...]:
+    """NaN, ±inf, ±0 and the extreme subnormals: what a few elements are overwritten with."""
+    return tuple(v for v in special_bits(name) if v != POISON_BITS[name])
+
+
+def draw_values(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...] = ()) -> np.ndarray:
+    """A contiguous array of ``shape`` in format ``name``, drawn with ``draw``: a background
+    value, elements from the sources Hypothesis mixes in (a pool of repeated values for ties,
+    moderate values, magnitudes from 2^-8 to 2^14, any bit pattern, edges, the OpKind's hints)
+    and a few elements overwritten with special values."""
+    fmt = get_format(name)
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if n == 0:
+        return np.zeros(shape, dtype=fmt.numpy_dtype)
+    table = background_bits(name, hints)
+    sources = _sources(name, bool(hints))
+    values = _overwrite_values(name)
+    most = min(n, 4) if values else 0
+    # One choice for the number of overwritten elements, the background value and the sources
+    # mixed in (a bit each), in that order of significance: shrinking leads to fewer special
+    # values first, then to a simpler background, then to fewer sources; one choice costs a
+    # third of three.
+    count, rest = divmod(draw(_array_choice(len(table), len(sources), most)), len(table) << len(sources))
+    index, mixed = divmod(rest, 1 << len(sources))
+    background = table[index]
+    bits = np.full(n, background, dtype=np.uint64)
+    if mixed:
+        r = raw_words(draw(SEED), 2 * n + 4)
+        on = [s for k, s in enumerate(sources) if mixed >> k & 1]
+        pick = r[:n] % np.uint64(len(on) + 1)  # 0 keeps the background
+        for k, source in enumerate(on, start=1):
+            chosen = pick == k
+            if chosen.any():
+                bits[chosen] = _source_bits(source, fmt, r[n:2 * n], r[2 * n:], table, hints)[chosen]
+    # Up to four elements overwritten with special values, so that most cases hold some however
+    # few elements they have. One choice per element: its position and value.
+    for _ in range(count):
+        i, v = divmod(draw(st.integers(0, n * len(values) - 1)), len(values))
+        bits[i] = values[v]
+    if fmt.kind == "bool":
+        return (bits & np.uint64(1)).astype(np.bool_).reshape(shape)
+    bits[bits == POISON_BITS[name]] = background  # the poison marks unwritten outputs, never an input
+    return bits.astype(fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)
 
 
 @st.composite
 def value_array(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...] = ()):
-    """A contiguous array of ``shape`` in format ``name``; repeats are likely (ties)."""
-    fmt = get_format(name)
-    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    elem = element_bits(name, hints)
-    if n == 0:
-        bits: list[int] = []
-    else:
-        specials = special_bits(name)
-        # The pool's values repeat across the array (ties, equal pairs); half of them are
-        # special values, so arrays of only zeros, NaNs and infinities of both signs are common.
-        pool = draw(_pool(name, hints))
-        bits = draw(
-            st.lists(st.one_of(st.sampled_from(pool), elem), min_size=n, max_size=n)
-        )
-        if specials:
-            # A few elements overwritten with NaN, ±inf, ±0 or a subnormal, so that most cases
-            # hold some special value however few elements they have (a per-element draw alone
-            # would leave NaN in about one element in sixty). Shrinks to no overwrite.
-            hits = st.tuples(st.integers(0, n - 1), st.sampled_from(specials))
-            for i, b in draw(st.lists(hits, max_size=min(n, 4))):
-                bits[i] = b
-    if fmt.kind == "bool":
-        return np.array(bits, dtype=np.bool_).reshape(shape)
-    return np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)
+    """``draw_values`` as a strategy."""
+    return draw_values(draw, name, shape, hints)

@@ -103,6 +103,16 @@ def item_database(database, key: str):
     return ItemDatabase(database, key.encode() + b"\x00")
 
 
+def aim(ulps) -> None:
+    """Point the search at the case's worst ULP error: from half its budget on, Hypothesis
+    mutates the cases that scored highest (``hypothesis.target``), climbing towards an input's
+    worst case."""
+    if ulps:
+        from hypothesis import target
+
+        target(float(max(ulps)), label="ulp error")
+
+
 def run_seeded(body, strategy, *, seed: int, examples: int, key: str, database=None) -> None:
     """Run ``body`` over ``examples`` cases drawn from ``strategy``, seeded by ``seed`` alone;
     a failure is shrunk and re-raised."""
@@ -115,7 +125,7 @@ def run_seeded(body, strategy, *, seed: int, examples: int, key: str, database=N
         derandomize=False,
         database=item_database(database, key) if database is not None else None,
         suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         print_blob=False,
         report_multiple_bugs=False,
     )(given(strategy)(body))

@@ -15,16 +15,18 @@ from judge.layouts import (
     accepted,
     build_view,
     layout_features,
+    layout_recipe,
     materialize,
     storage_shape,
 )
-from judge.strategies import layout_recipe
+
+CONTIGUOUS_ONLY = Layout(True, False, False, False, False)
 
 
 @st.composite
 def shaped_recipe(draw):
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
-    return shape, draw(layout_recipe(shape))
+    return shape, draw(layout_recipe(shape, draw(st.sampled_from([None, CONTIGUOUS_ONLY]))))
 
 
 @given(shaped_recipe(), st.sampled_from(["F32", "F64", "F16", "BF16"]))
@@ -53,11 +55,22 @@ def test_features_and_acceptance():
     bcast = build_view(v[:1], (2, 3), LayoutRecipe(broadcast=frozenset({0})), "F32")
     assert layout_features(bcast) == {"broadcast_stride0"} and bcast.strides[0] == 0
     strided_ok = Layout(False, True, True, False, False)
-    contiguous_only = Layout(True, False, False, False, False)
     assert accepted(strided, strided_ok) and accepted(bcast, strided_ok)
     assert not accepted(offset, strided_ok) and not accepted(rev, strided_ok)
-    assert not accepted(strided, contiguous_only)
-    assert accepted(build_view(v, (2, 3), CONTIGUOUS, "F32"), contiguous_only)
+    assert not accepted(strided, CONTIGUOUS_ONLY)
+    assert accepted(build_view(v, (2, 3), CONTIGUOUS, "F32"), CONTIGUOUS_ONLY)
+
+
+def test_rejected_layouts_cover_every_feature():
+    """An operand the contract wants contiguous still gets each awkward feature, for the executor
+    to materialise, from a short menu drawn as one choice."""
+    from hypothesis import find
+
+    shape = (3, 4)
+    for feature in ("strided", "broadcast_stride0", "start_offset", "reverse_strides"):
+        find(layout_recipe(shape, CONTIGUOUS_ONLY),
+             lambda r, f=feature: f in layout_features(build_view(
+                 np.zeros(storage_shape(shape, r), np.float32), shape, r, "F32")))
 
 
 def test_guards_surround_the_values():
