@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from judge.cases import Case
 from judge.layouts import build_view, layout_recipe, storage_shape
+from judge.values import SEED
 from judge.long_rows import EQUAL_VALUES, PATTERNS, long_row_case, row_values
 
 
@@ -41,7 +42,7 @@ def _draw_row(draw, longest: int) -> tuple[int, str, float, np.random.Generator]
     length = draw(st.sampled_from(_lengths(longest)))
     pattern = draw(st.sampled_from(PATTERNS))
     value = draw(st.sampled_from(EQUAL_VALUES))
-    return length, pattern, value, np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return length, pattern, value, np.random.default_rng(draw(SEED))
 
 
 @st.composite

@@ -152,7 +152,21 @@ def int_elements(name: str, lo: int, hi: int) -> st.SearchStrategy[int]:
 # of one value, plus the few elements overwritten with special values.
 _FLOAT_SOURCES = ("pool", "moderate", "wide", "bits", "edges", "specials", "hints")
 _INT_SOURCES = ("pool", "small", "bits")
-SEED = st.integers(0, (1 << 32) - 1)
+
+
+@cache
+def uniform(count: int) -> st.SearchStrategy[int]:
+    """An integer in [0, count), uniformly, as one choice that shrinks towards 0. Hypothesis
+    draws a bounded integer uniformly only within 256 values and log-scaled beyond, which would
+    leave the high part of a packed choice (or a seed) almost always zero; bytes it draws
+    uniformly, and shrinks from the most significant one down."""
+    if count <= 256:
+        return st.integers(0, count - 1)
+    size = (count.bit_length() + 7) // 8 + 1  # a spare byte: the modulo's bias stays below 1/256
+    return st.binary(min_size=size, max_size=size).map(lambda b: int.from_bytes(b, "big") % count)
+
+
+SEED = uniform(1 << 32)
 
 
 @cache
@@ -176,9 +190,8 @@ def background_bits(name: str, hints: tuple[float, ...] = ()) -> tuple[int, ...]
 
 
 def _array_choice(table: int, sources: int, most: int) -> st.SearchStrategy[int]:
-    """(overwrite count, background index, source bits) as one integer (below 2^24, where
-    Hypothesis draws integers uniformly)."""
-    return st.integers(0, table * (1 << sources) * (most + 1) - 1)
+    """(overwrite count, source bits, background index) as one uniform integer."""
+    return uniform(table * (1 << sources) * (most + 1))
 
 
 def raw_words(seed: int, n: int) -> np.ndarray:
@@ -251,13 +264,13 @@ def draw_values(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
     table = background_bits(name, hints)
     sources = _sources(name, bool(hints))
     values = _overwrite_values(name)
-    most = min(n, 4) if values else 0
-    # One choice for the number of overwritten elements, the background value and the sources
-    # mixed in (a bit each), in that order of significance: shrinking leads to fewer special
-    # values first, then to a simpler background, then to fewer sources; one choice costs a
+    most = 4 if values else 0  # at most n of them overwrite (a one-element array: four in five)
+    # One choice for the number of overwritten elements, the sources mixed in (a bit each) and
+    # the background value, in that order of significance: shrinking leads to fewer special
+    # values first, then to fewer sources, then to a simpler background; one choice costs a
     # third of three.
     count, rest = divmod(draw(_array_choice(len(table), len(sources), most)), len(table) << len(sources))
-    index, mixed = divmod(rest, 1 << len(sources))
+    mixed, index = divmod(rest, len(table))
     background = table[index]
     bits = np.full(n, background, dtype=np.uint64)
     if mixed:
@@ -270,8 +283,8 @@ def draw_values(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
                 bits[chosen] = _source_bits(source, fmt, r[n:2 * n], r[2 * n:], table, hints)[chosen]
     # Up to four elements overwritten with special values, so that most cases hold some however
     # few elements they have. One choice per element: its position and value.
-    for _ in range(count):
-        i, v = divmod(draw(st.integers(0, n * len(values) - 1)), len(values))
+    for _ in range(min(count, n)):
+        i, v = divmod(draw(uniform(n * len(values))), len(values))
         bits[i] = values[v]
     if fmt.kind == "bool":
         return (bits & np.uint64(1)).astype(np.bool_).reshape(shape)

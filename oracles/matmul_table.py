@@ -29,18 +29,26 @@ def _side(draw, hi: int, empty_ok: bool = True) -> int:
 
 @st.composite
 def draw_matmul_shapes(draw, contract, budget):
-    """(lhs shape, rhs shape), params: batch axes equal or GQA-divisible, m, n, k."""
-    rank = draw(st.integers(0, 2))
+    """(lhs shape, rhs shape), params: batch axes equal or GQA-divisible, m, n, k.
+
+    The rank and a one-in-sixteen empty flag are one choice; an empty case empties one of its
+    sides (a batch axis, m, k or n), the rest are never empty (a case spent on an empty product
+    exercises nothing else)."""
+    code = draw(st.integers(0, 3 * 16 - 1))
+    rank, empty = code // 16, -1
+    if code % 16 == 15:
+        empty = draw(st.integers(0, rank + 2))  # batch axes, then m, k, n
     rb, lb = [], []
-    for _ in range(rank):
-        r = _side(draw, 2)
+    for axis in range(rank):
+        r = 0 if axis == empty else draw(st.integers(1, 3))
         ratio = draw(st.sampled_from((1, 2, 3)))
         rb.append(r)
         lb.append(r * ratio)
     room = max(1, budget.max_elements // max(1, math.prod(lb)))
-    m = _side(draw, min(4, room))
-    k = draw(st.integers(0, max(1, min(6, room // max(1, m)))))
-    n = _side(draw, min(4, max(1, budget.max_elements // max(1, math.prod(rb) * max(1, k)))))
+    m = 0 if empty == rank else draw(st.integers(1, max(1, min(4, room))))
+    k = 0 if empty == rank + 1 else draw(st.integers(1, max(1, min(6, room // max(1, m)))))
+    hi = min(4, max(1, budget.max_elements // max(1, math.prod(rb) * max(1, k))))
+    n = 0 if empty == rank + 2 else draw(st.integers(1, hi))
     params = {"lhs_batch_dims": lb, "rhs_batch_dims": rb, "m": m, "n": n, "k": k}
     return [(*lb, m, k), (*rb, k, n)], params
 
