@@ -13,6 +13,7 @@ call the reduction at all; Fuel's op params mean "fold nothing" there.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,13 +52,21 @@ Entry = Callable[[TorchEnv, Sequence[Any]], Any]
 
 
 def _fn(path: str, **kwargs) -> Entry:
-    def run(env: TorchEnv, args: Sequence[Any]):
+    def resolve(env: TorchEnv):
         obj = env.torch
         for part in path.split("."):
             obj = getattr(obj, part)
-        return obj(*args, **kwargs)
+        return obj
+
+    def run(env: TorchEnv, args: Sequence[Any]):
+        return resolve(env)(*args, **kwargs)
+
+    def bound(env: TorchEnv, args: Sequence[Any]):
+        """The library call with its arguments bound: what ``judge measure`` repeats."""
+        return functools.partial(resolve(env), *args, **kwargs)
 
     run.__name__ = path
+    run.bound = bound
     return run
 
 

@@ -9,6 +9,7 @@ differently (erf, the NaN-ignoring max reduction) is a field of ``XpLib``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -78,7 +79,12 @@ def _ufunc(name: str) -> Entry:
     def run(env: XpEnv, args: Sequence[Any]):
         return getattr(env.xp, name)(*args)
 
+    def bound(env: XpEnv, args: Sequence[Any]):
+        """The library call with its arguments bound: what ``judge measure`` repeats."""
+        return functools.partial(getattr(env.xp, name), *args)
+
     run.__name__ = name
+    run.bound = bound
     return run
 
 

@@ -160,7 +160,8 @@ class CupyBackend(Backend):
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
         args = [resident(arg) for arg in call.inputs]
         entry = XP_TABLE[op.op_kind]
-        return CupyCall(cupy, lambda: entry(env, args))
+        bound = getattr(entry, "bound", None)  # the bare library call where the entry has one
+        return CupyCall(cupy, bound(env, args) if bound else lambda: entry(env, args))
 
     def timed_copy(self, nbytes: int):
         import cupy

@@ -142,7 +142,8 @@ class TorchBackend(Backend):
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
         args = [resident(torch, arg, self._torch_device()) for arg in call.inputs]
         entry = TORCH_TABLE[op.op_kind]
-        return TorchCall(torch, lambda: entry(env, args), self.device)
+        bound = getattr(entry, "bound", None)  # the bare library call where the entry has one
+        return TorchCall(torch, bound(env, args) if bound else lambda: entry(env, args), self.device)
 
     def timed_copy(self, nbytes: int):
         import torch

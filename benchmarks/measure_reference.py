@@ -24,8 +24,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
-
 REPS = 50
 WARMUP = 10
 REFERENCE_CALLS = {"AddElementwise": ("add",), "MulElementwise": ("mul",)}
