@@ -255,8 +255,8 @@ def _overwrite_values(name: str) -> tuple[int, ...]:
 def draw_values(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...] = ()) -> np.ndarray:
     """A contiguous array of ``shape`` in format ``name``, drawn with ``draw``: a background
     value, elements from the sources Hypothesis mixes in (a pool of repeated values for ties,
-    moderate values, magnitudes from 2^-8 to 2^14, any bit pattern, edges, the OpKind's hints)
-    and a few elements overwritten with special values."""
+    moderate values, magnitudes from 2^-8 to 2^14, any bit pattern, edges, NaN, ±inf, ±0 and
+    subnormals, the OpKind's hints) and a few elements overwritten with special values."""
     fmt = get_format(name)
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
     if n == 0:
