@@ -101,6 +101,29 @@ def _as_fraction(x) -> Fraction:
 as_fraction = _as_fraction  # public: exact Fraction of an int, float, Fraction or mpf
 
 
+def dyadic(x) -> tuple[int, int] | None:
+    """(n, e) with x = n · 2^e exactly, for a finite float, int, mpf or a Fraction whose
+    denominator is a power of two; None for anything else (a non-dyadic Fraction, ±inf, NaN).
+    The scorer's integer path: the same exact value as ``as_fraction`` without building one."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        n, d = x.as_integer_ratio()
+        return n, 1 - d.bit_length()
+    mpf = getattr(x, "_mpf_", None)
+    if mpf is not None:
+        sign, man, exp, _bc = mpf
+        if not man and exp != 0:  # ±inf, NaN
+            return None
+        return (-int(man) if sign else int(man)), int(exp)
+    if isinstance(x, Fraction):
+        d = x.denominator
+        return (x.numerator, 1 - d.bit_length()) if d & (d - 1) == 0 else None
+    if isinstance(x, int):
+        return x, 0
+    return None
+
+
 def ulp_of(x, fmt: Format | str) -> Fraction:
     """ulp_F(x) = 2^(max(floor(log2|x|), emin) − p + 1); ulp_F(0) is the smallest subnormal."""
     f = _fmt(fmt)

@@ -151,6 +151,8 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
     for i in np.flatnonzero(~obs_nan & ~exp_nan):
         i = int(i)
         ex = exact[i] if exact is not None else None
+        if same[i] and _measure_dyadic(score, out.fmt, int(dist[i]), ex, float(obs_f[i]), float(exp_f[i])):
+            continue
         exq, err = _measure(score, out.fmt, int(dist[i]), ex, obs_f[i], exp_f[i])
         if not same[i]:
             _judge_element(out, score, i, int(dist[i]), ex, exq, err, obs_f[i], exp_f[i],
@@ -178,6 +180,47 @@ def _measure(score: Score, fmt: Format, d: int, ex, obs: float, exp: float):
     if exq != 0:
         score.rel_max = max(score.rel_max, _f(err / abs(exq)))
     return exq, err
+
+
+def _scaled(n: int, k: int) -> float:
+    """n · 2^k as the nearest float (saturating to inf), as ``float()`` of that Fraction gives:
+    an int converts, and an int divides by an int, correctly rounded."""
+    try:
+        return float(n << k) if k >= 0 else n / (1 << -k)
+    except OverflowError:
+        return math.inf
+
+
+def _measure_dyadic(score: Score, fmt: Format, d: int, ex, obs: float, exp: float) -> bool:
+    """``_measure`` in integer arithmetic, where the exact value is dyadic (a float, an mpf or a
+    power-of-two Fraction): the same numbers bit for bit, for a tenth of the cost of Fractions.
+    Returns False, having recorded nothing, where it cannot tell (the caller measures then)."""
+    obs_inf = math.isinf(obs)
+    x = None
+    if ex is not None and not obs_inf:
+        x = ulp.dyadic(ex)
+        if x is None:
+            return False
+    if not obs_inf and not math.isinf(exp):
+        score.ulp.append(d)
+    if x is None:
+        return True
+    nx, ex2 = x
+    no, eo = ulp.dyadic(obs)
+    e = min(ex2, eo)
+    err = abs((no << (eo - e)) - (nx << (ex2 - e)))  # |obs − exact| = err · 2^e
+    top = fmt.emin if nx == 0 else max(abs(nx).bit_length() - 1 + ex2, fmt.emin)
+    q = top - fmt.precision + 1  # ulp_F(exact) = 2^q
+    score.ulp_real.append(round(_scaled(err, e - q), 3))
+    score.abs_max = max(score.abs_max, _scaled(err, e))
+    if nx:
+        k = e - ex2  # err · 2^e / (|nx| · 2^ex2)
+        try:
+            rel = (err << k) / abs(nx) if k >= 0 else err / (abs(nx) << -k)
+        except OverflowError:
+            rel = math.inf
+        score.rel_max = max(score.rel_max, rel)
+    return True
 
 
 def _judge_element(out: _Output, score: Score, i: int, d: int, ex, exq, err, obs: float, exp: float,
