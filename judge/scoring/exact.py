@@ -148,10 +148,10 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
     dist = ulp.ulp_distance(out.obs_bits, out.exp_bits, out.fmt)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
-    for i in np.flatnonzero(~obs_nan & ~exp_nan):
-        i = int(i)
+    same_l, dist_l, obs_l, exp_l = same.tolist(), dist.tolist(), obs_f.tolist(), exp_f.tolist()
+    for i in np.flatnonzero(~obs_nan & ~exp_nan).tolist():
         ex = exact[i] if exact is not None else None
-        if same[i] and _measure_dyadic(score, out.fmt, int(dist[i]), ex, float(obs_f[i]), float(exp_f[i])):
+        if same_l[i] and _measure_dyadic(score, out.fmt, dist_l[i], ex, obs_l[i], exp_l[i]):
             continue
         exq, err = _measure(score, out.fmt, int(dist[i]), ex, obs_f[i], exp_f[i])
         if not same[i]:
