@@ -150,8 +150,8 @@ def _run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) ->
 def _checked(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes):
     """The outputs of one call, or None with the findings that make them unusable."""
     if isinstance(result, BaseException):
-        exc = result
-        tb = str(exc) if isinstance(exc, BackendRaised) else traceback.format_exception_only(type(exc), exc)[-1].strip()
+        tb = str(result) if isinstance(result, BackendRaised) else \
+            traceback.format_exception_only(type(result), result)[-1].strip()
         return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")]
     if result is None:
         result = [o.base.reshape(o.shape) for o in call.outputs]

@@ -177,8 +177,7 @@ def draw_layout(draw, shape: tuple[int, ...], layout: Layout | None = None) -> L
     if draw(_ONE_IN_THREE) == 0:
         return CONTIGUOUS
     allow = {"strided": True, "broadcast_stride0": True, "start_offset": True, "reverse_strides": True}
-    if layout is not None and not layout.contiguous_required and layout.accepts_any_awkward \
-            and draw(_ONE_IN_FOUR) != 3:
+    if layout is not None and layout.accepts_any_awkward and draw(_ONE_IN_FOUR) != 3:
         allow = {f: getattr(layout, f) for f in allow}
     wide = [a for a, s in enumerate(shape) if s > 1]
     perms = _permutations(rank)
@@ -195,16 +194,26 @@ def draw_layout(draw, shape: tuple[int, ...], layout: Layout | None = None) -> L
     return recipe
 
 
+def _single_features(shape: tuple[int, ...], wide: list[int]) -> dict[str, LayoutRecipe]:
+    """Each layout feature alone, on the first wide axis, that changes the memory walk."""
+    singles = {"start_offset": LayoutRecipe(offset=1)}
+    if wide:
+        singles.update(
+            strided=LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(len(shape)))),
+            broadcast_stride0=LayoutRecipe(broadcast=frozenset(wide[:1])),
+            reverse_strides=LayoutRecipe(reverse=frozenset(wide[:1])))
+    return singles
+
+
 @cache
 def _rejected(shape: tuple[int, ...]) -> tuple[LayoutRecipe, ...]:
-    """Awkward recipes for an operand the contract wants contiguous: each feature alone on the
-    first wide axis, the axes in reverse order, and all of them at once."""
+    """Awkward recipes for an operand the contract wants contiguous: each feature alone, the axes
+    in reverse order, and all of them at once."""
     rank = len(shape)
     wide = [a for a, s in enumerate(shape) if s > 1]
-    recipes = [LayoutRecipe(offset=1)]
-    if wide:
-        recipes += [LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(rank))),
-                    LayoutRecipe(broadcast=frozenset(wide[:1])), LayoutRecipe(reverse=frozenset(wide[:1]))]
+    singles = _single_features(shape, wide)
+    recipes = [singles[f] for f in ("start_offset", "strided", "broadcast_stride0", "reverse_strides")
+               if f in singles]
     if rank > 1:
         recipes.append(LayoutRecipe(perm=tuple(reversed(range(rank)))))
     recipes.append(LayoutRecipe(perm=tuple(reversed(range(rank))), steps=(2,) * rank, offset=3,
@@ -215,12 +224,6 @@ def _rejected(shape: tuple[int, ...]) -> tuple[LayoutRecipe, ...]:
 
 def _one_feature(shape: tuple[int, ...], wide: list[int], allow: dict[str, bool]) -> LayoutRecipe | None:
     """Every feature drew its plain value: use the first allowed one that changes the memory walk."""
-    if wide and allow["strided"]:
-        return LayoutRecipe(steps=tuple(2 if a == wide[0] else 1 for a in range(len(shape))))
-    if wide and allow["broadcast_stride0"]:
-        return LayoutRecipe(broadcast=frozenset(wide[:1]))
-    if allow["start_offset"]:
-        return LayoutRecipe(offset=1)
-    if wide and allow["reverse_strides"]:
-        return LayoutRecipe(reverse=frozenset(wide[:1]))
-    return None
+    singles = _single_features(shape, wide)
+    return next((singles[f] for f in ("strided", "broadcast_stride0", "start_offset", "reverse_strides")
+                 if f in singles and allow[f]), None)

@@ -182,11 +182,11 @@ def _measure(score: Score, fmt: Format, d: int, ex, obs: float, exp: float):
     return exq, err
 
 
-def _scaled(n: int, k: int) -> float:
-    """n · 2^k as the nearest float (saturating to inf), as ``float()`` of that Fraction gives:
-    an int converts, and an int divides by an int, correctly rounded."""
+def _scaled(n: int, k: int, d: int = 1) -> float:
+    """n · 2^k / d as the nearest float (saturating to inf), as ``float()`` of that Fraction
+    gives: an int divided by an int is correctly rounded."""
     try:
-        return float(n << k) if k >= 0 else n / (1 << -k)
+        return (n << k) / d if k >= 0 else n / (d << -k)
     except OverflowError:
         return math.inf
 
@@ -213,13 +213,8 @@ def _measure_dyadic(score: Score, fmt: Format, d: int, ex, obs: float, exp: floa
     q = top - fmt.precision + 1  # ulp_F(exact) = 2^q
     score.ulp_real.append(round(_scaled(err, e - q), 3))
     score.abs_max = max(score.abs_max, _scaled(err, e))
-    if nx:
-        k = e - ex2  # err · 2^e / (|nx| · 2^ex2)
-        try:
-            rel = (err << k) / abs(nx) if k >= 0 else err / (abs(nx) << -k)
-        except OverflowError:
-            rel = math.inf
-        score.rel_max = max(score.rel_max, rel)
+    if nx:  # err · 2^e / (|nx| · 2^ex2)
+        score.rel_max = max(score.rel_max, _scaled(err, e - ex2, abs(nx)))
     return True
 
 
