@@ -145,6 +145,11 @@ class CupyBackend(Backend):
         runtime = cupy.cuda.runtime.runtimeGetVersion()
         return f"cupy {cupy.__version__} (CUDA runtime {runtime}) on {name}"
 
+    def fingerprint(self) -> dict[str, str]:
+        from backends._fingerprint import cupy_facts
+
+        return cupy_facts()
+
     def timed(self, contract, call):
         """The cupy call on arrays already on the device (``judge measure``)."""
         import cupy

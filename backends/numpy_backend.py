@@ -79,6 +79,11 @@ class NumpyBackend(Backend):
 
         return f"numpy {np.__version__} + ml_dtypes {ml_dtypes.__version__} on cpu ({platform.machine()})"
 
+    def fingerprint(self) -> dict[str, str]:
+        from backends._fingerprint import numpy_facts
+
+        return numpy_facts()
+
 
 def backends() -> list[Backend]:
     return [NumpyBackend()]

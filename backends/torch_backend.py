@@ -130,6 +130,11 @@ class TorchBackend(Backend):
             )
         return f"torch {torch.__version__} on cpu ({torch.get_num_threads()} threads)"
 
+    def fingerprint(self) -> dict[str, str]:
+        from backends._fingerprint import torch_cpu_facts, torch_cuda_facts
+
+        return torch_cuda_facts() if self.device == "cuda" else torch_cpu_facts()
+
     def timed(self, contract, call):
         """The torch call on tensors already on the device (``judge measure``)."""
         import torch

@@ -116,6 +116,13 @@ class Backend(abc.ABC):
         """One line naming library versions and the device, for run headers."""
         return self.name
 
+    def fingerprint(self) -> dict[str, str]:
+        """Optional: what decides this backend's bits, as ``{key: text}`` with the keys of
+        ``judge.fingerprint.KEYS`` (library versions, the instruction set it dispatched to, GPU,
+        driver, Vulkan float controls). The host's CPU facts are added by the Judge. Known
+        divergences are scoped on it (SPEC §8). Called once per run, in the backend's worker."""
+        return {}
+
     def __repr__(self) -> str:
         return f"<Backend {self.name} ({self.device})>"
 

@@ -74,6 +74,9 @@ def _merged_meta(runs: list[AuditRun], names: list[str]) -> dict:
     meta.update(
         backends=backends,
         devices={k: v for run in runs for k, v in run.meta.get("devices", {}).items()},
+        fingerprints={k: v for run in runs for k, v in run.meta.get("fingerprints", {}).items()},
+        not_applicable=list({(e["line"], e["kernel"], e["backend"], e["dtype"], e["check"]): e
+                             for run in runs for e in run.meta.get("not_applicable", [])}.values()),
         unavailable={k: v for run in runs for k, v in run.meta.get("unavailable", {}).items()},
         started_at=min(run.meta.get("started_at", "") for run in runs),
         items=len(meta["plan"]),

@@ -233,6 +233,16 @@ def pytest_sessionfinish(session, exitstatus):
     _write_report(session.config, state, Path(out))
 
 
+def _not_applicable(state, rows) -> list[dict]:
+    """The known divergences scoped elsewhere that name a judged row."""
+    from judge.verdict import not_applicable_entries
+
+    by_name = {b.name: b for b in state["backends"]}
+    items = {(r.kernel, r.backend, r.dtype) for r in rows if r.backend in by_name}
+    return not_applicable_entries(state["expectations"],
+                                  [(k, by_name[b], d) for k, b, d in sorted(items)])
+
+
 def _write_report(config, state, out: Path) -> None:
     import base64
 
@@ -254,7 +264,8 @@ def _write_report(config, state, out: Path) -> None:
 
     meta = run_meta(profile=state["profile"].name, seed=state["seed"], backends=state["backends"],
                     unavailable=state["unavailable"], items=len(rows),
-                    started_at=state.get("started_at"), source="pytest")
+                    started_at=state.get("started_at"), source="pytest",
+                    not_applicable=_not_applicable(state, rows))
 
     paths = write_audit(AuditRun(rows, cases, samples, meta), out)
     line = f"judge: audit report written to {paths.get('report.html', out)}"

@@ -35,8 +35,8 @@ class Registry:
     backends: dict[str, Backend] = field(default_factory=dict)
     load_errors: dict[str, str] = field(default_factory=dict)  # source -> why it failed to load
     plugins: tuple[str, ...] = ()  # the plugin specs loaded by name or path (workers load them too)
-    # name -> (available, describe or why not, runs in a sandbox)
-    probed: dict[str, tuple[bool, str, bool]] = field(default_factory=dict)
+    # name -> (available, describe or why not, runs in a sandbox, fingerprint)
+    probed: dict[str, tuple[bool, str, bool, dict]] = field(default_factory=dict)
     _loaded: bool = False
 
     def register(self, backend: Backend) -> None:
@@ -100,8 +100,13 @@ class Registry:
 
     def describe(self, name: str) -> str:
         """The probed backend's own description (library versions, device)."""
-        ok, text, _ = self.probed.get(name, (False, "", True))
+        ok, text, *_ = self.probed.get(name, (False, "", True, {}))
         return text if ok else name
+
+    def fingerprint(self, name: str) -> dict[str, str]:
+        """The probed backend's environment fingerprint (``judge.fingerprint``)."""
+        ok, _, _, facts = self.probed.get(name, (False, "", True, {}))
+        return dict(facts) if ok else {}
 
     def handle(self, name: str, *, timeout: float | None = None, env: dict[str, str] | None = None) -> Backend:
         """The backend ``name`` as the harness uses it: its calls run in a sandbox."""
@@ -112,7 +117,7 @@ class Registry:
         if not self.probed[name][2]:  # no child can rebuild it
             return backend
         return IsolatedBackend(backend, spec_of(backend, self.plugins), self.describe(name),
-                               timeout=timeout, env=env)
+                               timeout=timeout, env=env, fingerprint=self.fingerprint(name))
 
     def select(self, requested: tuple[str, ...], *, strict: bool = True, isolate: bool = True,
                timeout: float | None = None) -> tuple[list[Backend], dict[str, str]]:

@@ -41,6 +41,7 @@ class ResultRow:
     judge_version: str = ""
     started_at: str = ""
     seconds: float = 0.0
+    fingerprint: str = ""  # SPEC §8: the backend's environment fingerprint, as sorted JSON
 
     def key(self) -> tuple[str, str, str, str]:
         return (self.kernel, self.backend, self.dtype, self.revision)

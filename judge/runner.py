@@ -320,6 +320,7 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
         profile=profile.name, seed=seed, backends=backends, unavailable=unavailable, items=len(plan),
         started_at=started, jobs=jobs, shard=str(shard) if shard is not None else None,
         plan=keys,  # every item key of the unsharded plan, in order: what `judge merge` sorts by
+        not_applicable=verdict.not_applicable_entries(expectations, [(c.kernel, b, d) for c, b, d, _ in plan]),
     )
     return AuditRun(rows, cases, samples, meta)
 

@@ -105,14 +105,14 @@ class Sandbox:
         self._contracts = set()
         self.conn.send(("init", self.spec))
 
-    def ready(self, timeout: float = STARTUP_TIMEOUT) -> tuple[str, str]:
-        """Wait for the child's answer to ``init``: ("ready", describe), ("unavailable", why)
-        or ("unbuildable", why)."""
+    def ready(self, timeout: float = STARTUP_TIMEOUT) -> tuple:
+        """Wait for the child's answer to ``init``: ("ready", describe, fingerprint),
+        ("unavailable", why) or ("unbuildable", why)."""
         return self._receive(timeout, "while starting")
 
     def start(self) -> None:
         self.spawn()
-        kind, text = self.ready()
+        kind, text, *_ = self.ready()
         if kind != "ready":
             self.close()
             raise BackendDied("crash", f"{self.spec.name} is unavailable in its worker process: {text}")
@@ -192,8 +192,10 @@ class IsolatedBackend(Backend):
     """A registered backend whose calls run in a sandbox; everything else is answered here."""
 
     def __init__(self, inner: Backend, spec: BackendSpec, describe: str, *,
-                 timeout: float | None = None, env: dict[str, str] | None = None) -> None:
+                 timeout: float | None = None, env: dict[str, str] | None = None,
+                 fingerprint: dict[str, str] | None = None) -> None:
         self.inner, self.spec, self._describe = inner, spec, describe
+        self._fingerprint = dict(fingerprint or {})
         self.name, self.device = inner.name, inner.device
         self.timeout, self.env = timeout, env
         self._sandbox: Sandbox | None = None
@@ -203,6 +205,9 @@ class IsolatedBackend(Backend):
 
     def describe(self) -> str:
         return self._describe
+
+    def fingerprint(self) -> dict[str, str]:
+        return dict(self._fingerprint)
 
     def supports(self, contract, dtypes):
         return self.inner.supports(contract, dtypes)
@@ -234,8 +239,9 @@ class IsolatedBackend(Backend):
 
 
 def probe(backends: list[Backend], plugins: tuple[str, ...] = (),
-          timeout: float = STARTUP_TIMEOUT) -> dict[str, tuple[bool, str, bool]]:
-    """{name: (available, describe or why not, isolated)}, each probed in a child, all at once.
+          timeout: float = STARTUP_TIMEOUT) -> dict[str, tuple[bool, str, bool, dict]]:
+    """{name: (available, describe or why not, isolated, fingerprint)}, each probed in a child
+    (so the fingerprint is taken under the environment the backend's calls run in), all at once.
 
     A backend a child cannot rebuild (neither registered there nor picklable, such as a class
     defined inside a function) is probed here instead and runs in this process: ``isolated``
@@ -249,23 +255,26 @@ def probe(backends: list[Backend], plugins: tuple[str, ...] = (),
     out = {}
     for backend, sandbox in started:
         try:
-            kind, text = sandbox.ready(timeout)
+            kind, text, *facts = sandbox.ready(timeout)
         except BackendDied as died:
-            kind, text = "unavailable", f"the availability probe failed: {died.reason}"
+            kind, text, facts = "unavailable", f"the availability probe failed: {died.reason}", []
         finally:
             sandbox.close()
-        out[backend.name] = _in_process(backend) if kind == "unbuildable" else (kind == "ready", text, True)
+        out[backend.name] = (_in_process(backend) if kind == "unbuildable"
+                             else (kind == "ready", text, True, facts[0] if facts else {}))
     return out
 
 
-def _in_process(backend: Backend) -> tuple[bool, str, bool]:
+def _in_process(backend: Backend) -> tuple[bool, str, bool, dict]:
+    from judge.fingerprint import of_backend
+
     try:
         ok = backend.available()
     except Exception as exc:  # noqa: BLE001
-        return False, f"available() raised {type(exc).__name__}: {exc}", False
+        return False, f"available() raised {type(exc).__name__}: {exc}", False, {}
     if ok is not True:
-        return False, str(ok), False
-    return True, f"{backend.describe()} (in process: no worker can rebuild it)", False
+        return False, str(ok), False, {}
+    return True, f"{backend.describe()} (in process: no worker can rebuild it)", False, of_backend(backend)
 
 
 _LIVE: list[Sandbox] = []

@@ -6,7 +6,7 @@ process (abort, segfault, hang, run out of memory) the parent sees as a dead or 
 can never take the run down. The child exits when its parent goes away.
 
 Messages (parent → child → parent):
-- ``("init", spec)`` → ``("ready", describe)``, ``("unavailable", why)`` or
+- ``("init", spec)`` → ``("ready", describe, fingerprint)``, ``("unavailable", why)`` or
   ``("unbuildable", why)`` (the child cannot rebuild the backend at all);
 - ``("contract", key, contract)`` → nothing (cached for later calls);
 - ``("run", key, calls)`` → ``("started",)`` once the calls are unpickled, for the first run
@@ -36,17 +36,25 @@ def _backend(spec):
     return backend
 
 
-def _availability(backend) -> tuple[bool, str]:
+def _availability(backend) -> tuple:
+    """``("ready", describe, fingerprint)`` or ``("unavailable", why)``."""
+    from judge.fingerprint import of_backend
+
     try:
         ok = backend.available()
     except Exception as exc:  # noqa: BLE001 - a probe that raises says why in its own words
-        return False, f"available() raised {type(exc).__name__}: {exc}"
+        return "unavailable", f"available() raised {type(exc).__name__}: {exc}"
     if ok is not True:
-        return False, str(ok)
+        return "unavailable", str(ok)
     try:
-        return True, str(backend.describe())
+        text = str(backend.describe())
     except Exception as exc:  # noqa: BLE001
-        return True, f"{backend.name} (describe() raised {type(exc).__name__}: {exc})"
+        text = f"{backend.name} (describe() raised {type(exc).__name__}: {exc})"
+    try:
+        facts = of_backend(backend)
+    except Exception as exc:  # noqa: BLE001 - a fingerprint that cannot be taken says why
+        facts = {"error": f"fingerprint() raised {type(exc).__name__}: {exc}"}
+    return "ready", text, facts
 
 
 def _run(backend, contract, call):
@@ -88,8 +96,7 @@ def serve(conn) -> None:
             except Exception as exc:  # noqa: BLE001
                 conn.send(("unavailable", f"{type(exc).__name__}: {exc}"))
                 continue
-            ok, text = _availability(backend)
-            conn.send(("ready", text) if ok else ("unavailable", text))
+            conn.send(_availability(backend))
         elif kind == "contract":
             contracts[message[1]] = message[2]
             fresh.add(message[1])

@@ -21,8 +21,33 @@ from judge.results import ResultRow
 
 
 def known_divergences(expectations: Expectations | None, contract, backend, dtype: str) -> dict[str, Expectation]:
-    """{check: entry} of the known divergences that apply to this item."""
-    return (expectations or Expectations()).for_item(contract.kernel, backend.name, dtype, backend.describe())
+    """{check: entry} of the known divergences that apply to this item, on this backend's
+    environment (entries scoped elsewhere are not applicable here)."""
+    return (expectations or Expectations()).for_item(contract.kernel, backend.name, dtype,
+                                                     fingerprint_of(backend))
+
+
+def not_applicable_entries(expectations: Expectations | None, items) -> list[dict]:
+    """The report's "not applicable here" list: for (kernel, backend, dtype) items, every entry
+    naming one of them whose scope does not hold on that backend's environment."""
+    from judge.fingerprint import describe_scope
+
+    out, seen = [], set()
+    for kernel, backend, dtype in items:
+        found = (expectations or Expectations()).inactive(kernel, backend.name, dtype, fingerprint_of(backend))
+        for e in found:
+            if (e.line, e.kernel, e.backend, e.dtype, e.check) not in seen:
+                seen.add((e.line, e.kernel, e.backend, e.dtype, e.check))
+                out.append({"kernel": e.kernel, "backend": e.backend, "dtype": e.dtype,
+                            "check": e.check, "scope": describe_scope(e.scope), "line": e.line})
+    return out
+
+
+def fingerprint_of(backend) -> dict[str, str]:
+    """The backend's environment fingerprint, host facts included (``judge.fingerprint``)."""
+    from judge.fingerprint import of_backend
+
+    return of_backend(backend)
 
 
 def split(findings, expected: dict[str, Expectation]) -> tuple[list, set[str]]:
@@ -67,11 +92,14 @@ def judge_version() -> str:
 def new_row(contract, backend, dtype: str, *, seed: int | None = None, verdict: str = "pass",
             reason: str = "") -> ResultRow:
     """The row of one contract × backend × dtype before anything is measured."""
+    import json
+
     return ResultRow(
         suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
         contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=dtype,
         revision=contract.revision, bound_ulp=contract.precision.max_ulp, verdict=verdict,
         reason=reason, seed=seed, judge_version=judge_version(), started_at=now(),
+        fingerprint=json.dumps(fingerprint_of(backend), sort_keys=True),
     )
 
 
@@ -82,7 +110,9 @@ def run_meta(*, profile: str, seed: int | None, backends, unavailable: dict | No
 
     meta = {
         "seed": seed, "profile": profile, "backends": [b.name for b in backends],
-        "devices": {b.name: b.describe() for b in backends}, "unavailable": dict(unavailable or {}),
+        "devices": {b.name: b.describe() for b in backends},
+        "fingerprints": {b.name: fingerprint_of(b) for b in backends},
+        "unavailable": dict(unavailable or {}),
         "judge_version": judge_version(), "started_at": started_at or now(),
         "platform": platform.platform(), "python": platform.python_version(),
     }

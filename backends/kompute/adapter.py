@@ -50,6 +50,22 @@ class KomputeBackend(Backend):
         where = device.device_name() if ok is True else f"unavailable: {ok}"
         return f"kompute (kp {kp_version}, GLSL→SPIR-V) on {where}"
 
+    def fingerprint(self) -> dict[str, str]:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from backends.kompute.vkinfo import device_facts
+
+        try:
+            facts = {"kp": version("kp")}
+        except PackageNotFoundError:
+            facts = {}
+        try:
+            facts.update(device_facts())
+        except (OSError, RuntimeError) as exc:  # the loader kp uses is there: say what failed
+            facts["vulkan_device"] = device.device_name()
+            facts["vulkan_driver"] = f"unknown ({exc})"
+        return facts
+
     def supports(self, contract, dtypes: tuple[str, ...]) -> bool | str:
         entry = OPS.get(contract.op_kind or "")
         if entry is None:

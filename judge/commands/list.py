@@ -2,7 +2,8 @@
 
 Each cell is ``runs`` or ``unsupported: <reason>`` (the backend's own ``supports()`` answer).
 A backend is a column for a contract only on the contract's device, unless ``--cross``.
-Unavailable backends are listed with the reason.
+Unavailable backends are listed with the reason, and each selected backend's environment
+fingerprint (SPEC §8) follows; ``--fingerprint`` prints only the fingerprints, as JSON.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def cell(backend, contract, dtypes) -> str:
               help="Backend name, device class (cpu|cuda|vulkan) or all. Repeatable.")
 @click.option("--plugin", "plugins", multiple=True, help="Plugin module or file. Repeatable.")
 @click.option("--cross", is_flag=True, help="Also show backends of other devices.")
-def command(contracts, backends, plugins, cross) -> None:
+@click.option("--fingerprint", "only_fingerprint", is_flag=True,
+              help="Print only each selected backend's environment fingerprint, as JSON "
+                   "(the keys a known divergence's `where` scope can name).")
+def command(contracts, backends, plugins, cross, only_fingerprint) -> None:
     """Which backend runs which contract at which dtype.
 
     One row per registrable contract x backend x dtype: "runs" or "unsupported: <reason>".
@@ -60,6 +64,13 @@ def command(contracts, backends, plugins, cross) -> None:
     except Exception as exc:  # noqa: BLE001 - a broken adapter module is an environment error
         click.echo(f"judge list: loading backends failed: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
+    if only_fingerprint:
+        import json
+
+        from judge.verdict import fingerprint_of
+
+        click.echo(json.dumps({b.name: fingerprint_of(b) for b in chosen}, indent=1, sort_keys=True))
+        sys.exit(0)
     rows: list[tuple[str, str, str, str]] = []
     for contract in result.registrable:
         columns = [b for b in chosen if cross or b.device == contract.device]
@@ -76,11 +87,21 @@ def command(contracts, backends, plugins, cross) -> None:
                f"{len(rows) - runs} do not")
     for name, why in sorted(missing.items()):
         click.echo(f"unavailable backend {name}: {why}")
+    _print_fingerprints(chosen)
     for source, why in sorted(registry.load_errors.items()):
         click.echo(f"backend module not loaded ({source}): {why}")
     for error in result.errors:
         click.echo(f"contract error: {error}", err=True)
     sys.exit(1 if result.errors else 0)
+
+
+def _print_fingerprints(chosen) -> None:
+    from judge.verdict import fingerprint_of
+
+    for backend in chosen:
+        facts = fingerprint_of(backend)
+        click.echo(f"environment of {backend.name}: "
+                   + ", ".join(f"{k} {v}" for k, v in sorted(facts.items())))
 
 
 def _print_table(header, rows) -> None:

@@ -35,6 +35,7 @@ def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None
         "meta_items": meta_items(run.meta),
         "scoreboard": scoreboard(rows),
         "unavailable": {str(k): str(v) for k, v in (run.meta.get("unavailable") or {}).items()},
+        "environment": environment(run.meta),
         "heatmap": heatmap(rows),
         "histograms": histograms(run),
         "determinism": {"rows": [r for r in rows if r.nondeterministic_runs],
@@ -69,6 +70,14 @@ def _plain(value) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value))
     return str(value)
+
+
+def environment(meta: dict) -> dict:
+    """The fingerprint table (a column per backend) and the entries not applicable here."""
+    values = {str(k): dict(v) for k, v in (meta.get("fingerprints") or {}).items()}
+    keys = sorted({k for v in values.values() for k in v})
+    return {"backends": sorted(values), "facts": keys, "by_backend": values,
+            "not_applicable": list(meta.get("not_applicable") or [])}
 
 
 def _contract_of(row: ResultRow) -> tuple[str, str, str]:

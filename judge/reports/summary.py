@@ -100,4 +100,15 @@ def summary_markdown(run: AuditRun) -> str:
     unavailable = meta.get("unavailable") or {}
     out += ["", f"## Unavailable backends ({len(unavailable)})", ""]
     out += [f"- `{name}`: {md_cell(why)}" for name, why in sorted(unavailable.items())] or ["None."]
+    fingerprints = meta.get("fingerprints") or {}
+    if fingerprints:
+        out += ["", "## Environment", ""]
+        out += [f"- `{name}`: " + ", ".join(f"{k} {md_cell(v)}" for k, v in sorted(fp.items()))
+                for name, fp in sorted(fingerprints.items())]
+    inactive = meta.get("not_applicable") or []
+    if inactive:
+        out += ["", f"## Not applicable here ({len(inactive)})", "",
+                "Known divergences scoped to other environments (neither xfail nor stale here):", ""]
+        out += [f"- {e['kernel']} · {e['backend']} · {e['dtype']} · {e['check']}: holds where "
+                f"{md_cell(e['scope'])}" for e in inactive[:MAX_LISTED]]
     return "\n".join(out) + "\n"

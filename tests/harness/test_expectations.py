@@ -11,8 +11,8 @@ from judge.runner import Item, run_item
 BIN = "elementwise-binary.fkc.md"
 
 
-def _write(tmp_path, kernel, backend, check, dtype="F32", device=None):
-    extra = f'device = "{device}"\n' if device else ""
+def _write(tmp_path, kernel, backend, check, dtype="F32", where=None):
+    extra = f"where = {where}\n" if where else ""
     p = tmp_path / "expectations.toml"
     p.write_text(
         f'[[divergence]]\nkernel = "{kernel}"\nbackend = "{backend}"\ndtype = "{dtype}"\n'
@@ -35,13 +35,14 @@ def test_stale_entry_fails(tmp_path, broken, suite):
     assert row.verdict == "fail" and row.reason.startswith("stale expectation")
 
 
-@pytest.mark.parametrize("kernel, dtype, device", [
+@pytest.mark.parametrize("kernel, dtype, where", [
     ("maximum_elementwise", "F32", None),  # a prefix of the kernel name: no match
     ("maximum_elementwise_cpu", "F64", None),  # another dtype
-    ("maximum_elementwise_cpu", "F32", "some-gpu"),  # another device
+    ("maximum_elementwise_cpu", "F32", '{ gpu = "some-gpu" }'),  # a key this backend lacks
+    ("maximum_elementwise_cpu", "F32", '{ cpu_model = "AMD" }'),  # a prefix of the CPU's name
 ])
-def test_matching_is_exact(tmp_path, broken, suite, kernel, dtype, device):
-    exp = _write(tmp_path, kernel, "broken-nan-rule", "nan", dtype=dtype, device=device)
+def test_matching_is_exact(tmp_path, broken, suite, kernel, dtype, where):
+    exp = _write(tmp_path, kernel, "broken-nan-rule", "nan", dtype=dtype, where=where)
     row = run_item(Item(suite(BIN, "maximum_elementwise_cpu"), broken.WrongNanRule(), "F32"),
                    get_profile("ci"), expectations=exp).row
     assert row.verdict == "fail" and row.reason.startswith("nan")
@@ -58,6 +59,12 @@ def test_a_listed_check_does_not_excuse_another(tmp_path, broken, suite):
     ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nan"\n', "lacks reason"),
     ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nope"\nreason = "r"\n', "not one of"),
     ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nan"\nreason = "r"\ncolour = 1\n', "unknown key"),
+    ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nan"\nreason = "r"\n'
+     'device = "NVIDIA"\n', "a device is a scope now"),
+    ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nan"\nreason = "r"\n'
+     'where = { colour = "red" }\n', "unknown fingerprint key 'colour'"),
+    ('[[divergence]]\nkernel = "k"\nbackend = "b"\ndtype = "F32"\ncheck = "nan"\nreason = "r"\n'
+     'where = { torch = "two point eleven" }\n', "not a PEP 440 version specifier"),
     ("[[divergence]\n", "expectations.toml"),
 ])
 def test_bad_expectations_file(tmp_path, body, message):
@@ -162,8 +169,11 @@ def test_every_shipped_recorded_case_still_shows_its_divergence(entry):
     why = backend.available()
     if why is not True:
         pytest.skip(f"{entry.backend} unavailable here: {why}")
-    if entry.device and entry.device not in backend.describe():
-        pytest.skip(f"the entry is for {entry.device}; this {entry.backend} is {backend.describe()}")
+    from judge.fingerprint import describe_scope
+    from judge.verdict import fingerprint_of
+
+    if not entry.in_scope(fingerprint_of(backend)):
+        pytest.skip(f"the entry holds where {describe_scope(entry.scope)}; not here")
     record = CaseRecord.load(entry.case_file)
     assert (record.kernel, record.backend, record.dtype) == (entry.kernel, entry.backend, entry.dtype)
     (contract,) = [c for c in load_paths([default_suite_path()]).contracts
@@ -184,3 +194,84 @@ def test_a_case_recorded_on_another_checkout_replays_against_the_embedded_suite(
     moved = dataclasses.replace(record, file="/elsewhere/checkout/suites/fuel/" + record.file.rsplit("/", 1)[-1])
     verdict, message = replay_case(moved, expectations=load_expectations())
     assert verdict == "xfail", message
+
+
+# -- scopes (SPEC §8): the fingerprint is faked, so these hold on any machine --------------------
+
+def _faked(backend, **facts):
+    """``backend`` reporting ``facts`` as its fingerprint (over the host's)."""
+    backend.fingerprint = lambda: dict(facts)
+    return backend
+
+
+@pytest.mark.parametrize("where", [
+    '{ cpu = "AVX2" }',  # another instruction set
+    '{ torch = ">=2.11,<2.13" }',  # another library version (the backend says 2.13.0+cpu)
+    '{ cpu = "AVX512", torch = ">=2.14" }',  # one predicate of two fails
+    '{ cpu_flags = ["avx512_bf16", "amx_tile"] }',  # a CPU feature this one lacks
+])
+def test_an_entry_scoped_elsewhere_is_inactive(tmp_path, broken, suite, where):
+    facts = {"cpu": "AVX512", "torch": "2.13.0+cpu", "cpu_flags": "avx2 avx512f avx512_bf16"}
+    contract = suite(BIN, "maximum_elementwise_cpu")
+    exp = _write(tmp_path, "maximum_elementwise_cpu", "broken-nan-rule", "nan", where=where)
+    # the divergence shows, but the entry does not hold here: an unrecorded failure, not an xfail
+    row = run_item(Item(contract, _faked(broken.WrongNanRule(), **facts), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "fail" and row.reason.startswith("nan"), row.reason
+    # a backend without the divergence passes: the entry is not stale where it does not hold
+    exp = _write(tmp_path, "maximum_elementwise_cpu", "mini-cpu", "nan", where=where)
+    row = run_item(Item(contract, _faked(broken.MiniCpu(), **facts), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "pass", row.reason
+
+
+@pytest.mark.parametrize("where", [
+    '{ cpu = "AVX512" }',
+    '{ cpu = ["AVX2", "AVX512"], torch = ">=2.11,<2.14" }',
+    '{ torch = "==2.13.0" }',  # the local label +cpu is the same release
+    '{ cpu_flags = ["avx512_bf16", "!amx_tile"] }',
+])
+def test_an_entry_in_scope_applies(tmp_path, broken, suite, where):
+    facts = {"cpu": "AVX512", "torch": "2.13.0+cpu", "cpu_flags": "avx2 avx512f avx512_bf16"}
+    contract = suite(BIN, "maximum_elementwise_cpu")
+    exp = _write(tmp_path, "maximum_elementwise_cpu", "broken-nan-rule", "nan", where=where)
+    row = run_item(Item(contract, _faked(broken.WrongNanRule(), **facts), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "xfail", row.reason
+    exp = _write(tmp_path, "maximum_elementwise_cpu", "mini-cpu", "nan", where=where)
+    row = run_item(Item(contract, _faked(broken.MiniCpu(), **facts), "F32"), get_profile("ci"),
+                   expectations=exp).row
+    assert row.verdict == "fail" and row.reason.startswith("stale expectation"), row.reason
+
+
+def test_an_in_scope_entry_whose_recorded_case_stopped_failing_is_stale(tmp_path, broken, suite):
+    contract = suite("reference-elementwise.fkc.md", "neg")
+    case_id = _record_case(tmp_path, contract, "rare-slip")
+    p = tmp_path / "expectations.toml"
+    p.write_text('[[divergence]]\nkernel = "neg"\nbackend = "rare-slip"\ndtype = "F32"\n'
+                 'check = "exact"\nreason = "returns 1234.5 unchanged"\n'
+                 f'where = {{ numpy = ">=1.26" }}\ncase = "{case_id}"\n')
+    exp = load_expectations(p)
+    fixed = _faked(_RareSlip.make(broken, slip=False), numpy="2.0.0")
+    row = run_item(Item(contract, fixed, "F32"), get_profile("ci"), expectations=exp).row
+    assert row.verdict == "fail" and row.reason.startswith("stale expectation"), row.reason
+    old = _faked(_RareSlip.make(broken, slip=False), numpy="1.25.0")  # out of scope: inactive
+    assert run_item(Item(contract, old, "F32"), get_profile("ci"), expectations=exp).row.verdict == "pass"
+
+
+def test_an_audit_lists_the_entries_not_applicable_here(tmp_path, broken, suite):
+    from judge.reports.summary import summary_markdown
+    from judge.runner import run_audit
+
+    contract = suite(BIN, "maximum_elementwise_cpu")
+    exp = _write(tmp_path, "maximum_elementwise_cpu", "mini-cpu", "nan", where='{ cpu = "AVX2" }')
+    backend = _faked(broken.MiniCpu(), cpu="AVX512")
+    run = run_audit([contract], [backend], profile=get_profile("ci"), expectations=exp)
+    f32 = [r for r in run.rows if r.dtype == "F32"]
+    assert [r.verdict for r in f32] == ["pass"]
+    assert '"cpu": "AVX512"' in f32[0].fingerprint
+    assert run.meta["fingerprints"]["mini-cpu"]["cpu"] == "AVX512"
+    (entry,) = run.meta["not_applicable"]
+    assert (entry["kernel"], entry["dtype"], entry["check"], entry["scope"]) == (
+        "maximum_elementwise_cpu", "F32", "nan", "cpu AVX2")
+    assert "## Not applicable here (1)" in summary_markdown(run)

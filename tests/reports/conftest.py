@@ -66,6 +66,11 @@ def audit_run() -> AuditRun:
         "unavailable": {"cupy": "cupy is not installed (No module named 'cupy')"},
         "judge_version": "0.1.0", "started_at": "2026-12-02T11:00:00Z",
         "platform": "Linux-x86_64", "devices": ["cpu"],
+        "fingerprints": {"numpy": {"numpy": "2.4.6", "cpu": "AVX512_ICL"},
+                         "torch-cpu": {"torch": "2.13.0+cpu", "cpu": "AVX2"}},
+        "not_applicable": [{"kernel": "gelu_erf", "backend": "torch-cpu", "dtype": "BF16",
+                            "check": "subnormal", "scope": "onednn_isa avx512_core_bf16",
+                            "line": 12}],
     }
     return AuditRun(rows=rows, cases=[fail_case], ulp_samples=samples, meta=meta)
 

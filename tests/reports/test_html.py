@@ -22,11 +22,18 @@ def test_page_is_self_contained(page):
 
 
 def test_sections_are_present(page):
-    for anchor in ("scoreboard", "unavailable", "heatmap", "histograms", "determinism",
-                   "special-values", "failing", "cases"):
+    for anchor in ("scoreboard", "unavailable", "environment", "heatmap", "histograms",
+                   "determinism", "special-values", "failing", "cases"):
         assert f'<section id="{anchor}">' in page
     assert '<table class="scoreboard">' in page
     assert "cupy is not installed" in page
+
+
+def test_environment_shows_each_fingerprint_and_the_entries_not_applicable(page):
+    env = page.split('<section id="environment">')[1].split("</section>")[0]
+    assert "<th>numpy</th><th>torch-cpu</th>" in env
+    assert "<td><code>cpu</code></td><td>AVX512_ICL</td><td>AVX2</td>" in env
+    assert "Not applicable here (1)" in env and "onednn_isa avx512_core_bf16" in env
 
 
 def test_heatmap_shows_worst_verdict_and_worst_ulp(page):

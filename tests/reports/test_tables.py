@@ -16,7 +16,8 @@ SPEC_COLUMNS = (
     "suite file kernel op_kind contract_backend backend device dtype revision cases elements "
     "ulp_max ulp_p99 ulp_real_max rel_max abs_max bound_ulp derived_bound implausible "
     "nan_mismatch inf_mismatch signed_zero_mismatch nondeterministic_runs unwritten_outputs "
-    "shape_dtype_errors verdict reason counterexample seed judge_version started_at seconds"
+    "shape_dtype_errors verdict reason counterexample seed judge_version started_at seconds "
+    "fingerprint"  # SPEC §8: the environment fingerprint is recorded in every row
 ).split()
 
 
