@@ -10,7 +10,8 @@ import importlib
 import click
 
 # name -> module in judge.commands exposing a click command called ``command``.
-SUBCOMMANDS = ("lint", "list", "show", "audit", "gate", "repro", "sweep", "measure", "merge")
+SUBCOMMANDS = ("lint", "list", "show", "audit", "gate", "repro", "sweep", "measure", "merge",
+               "baseline")
 
 
 class LazyGroup(click.Group):

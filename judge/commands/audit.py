@@ -38,6 +38,7 @@ class AuditRequest:
     jobs: int | None = None  # None: one per core
     timeout: float | None = None  # per backend call; None: derived from the call's size
     shard: str | None = None  # "K/N"
+    expectations: str | None = None  # the known divergences (default: suites/expectations.toml)
 
 
 def audit_options(func=None, *, profile: str = "nightly"):
@@ -71,6 +72,8 @@ def audit_options(func=None, *, profile: str = "nightly"):
         click.option("--shard", default=None, metavar="K/N",
                      help="Judge only the K-th of N deterministic partitions of the items "
                           "(by item key); put the pieces together with judge merge."),
+        click.option("--expectations", type=click.Path(dir_okay=False), default=None,
+                     metavar="FILE", help="Known divergences (default: suites/expectations.toml)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -79,12 +82,13 @@ def audit_options(func=None, *, profile: str = "nightly"):
 
 @click.command("audit")
 @audit_options
-def command(backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard) -> None:
+def command(backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard,
+            expectations) -> None:
     """Run the precision audit and write results.{parquet,csv,json}, summary.md, report.html
     and cases/ under --out. Backend calls run in sandboxed worker processes: a kernel that
     crashes or hangs makes its row an error and the audit goes on."""
     request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross,
-                           jobs, timeout, shard)
+                           jobs, timeout, shard, expectations)
     loaded = load_contracts(request.contracts)
     run, paths = run_and_write(request, registrable(loaded))
     from judge.reports.summary import scoreboard_markdown
@@ -156,7 +160,7 @@ def run_and_write(request: AuditRequest, contracts: list):
     if not chosen:
         raise EnvironmentProblem("no backend is available to audit with")
     try:
-        expectations = load_expectations()
+        expectations = load_expectations(request.expectations)
     except ExpectationsError as exc:
         raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
     total = count_items(contracts, chosen, request.cross, shard)

@@ -30,7 +30,7 @@ from judge.commands.audit import (
               help="Judge only contracts whose block revision changed since git REV.")
 @audit_options(profile="ci")
 def command(baseline, current, changed_since, backends, contracts, profile, seed, plugins, out,
-            cross, jobs, timeout, shard) -> None:
+            cross, jobs, timeout, shard, expectations) -> None:
     """Fail (exit 1) on a new failure or error, a stale xfail, or ulp_max above the bound."""
     from judge.gate import GateError, changed_contracts, compare, gate_markdown
     from judge.reports.tables import load_rows
@@ -54,7 +54,7 @@ def command(baseline, current, changed_since, backends, contracts, profile, seed
             label = current
         else:
             request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins),
-                                   out, cross, jobs, timeout, shard)
+                                   out, cross, jobs, timeout, shard, expectations)
             cur_rows = run_and_write(request, judged)[0].rows if judged else []
             label = f"{out}/results.json" if judged else "(nothing to judge)"
     except GateError as exc:

@@ -71,6 +71,11 @@ class MiniCpu(judge.Backend):
     name = "mini-cpu"
     device = "cpu"
 
+    def fingerprint(self):
+        import ml_dtypes
+
+        return {"numpy": np.__version__, "ml_dtypes": ml_dtypes.__version__}
+
     def supports(self, contract, dtypes):
         ok = contract.op_kind in UNARY or contract.op_kind in BINARY or contract.op_kind in (
             "SumReduce", "MeanReduce", "ArgMaxDim")
@@ -119,6 +124,17 @@ class WrongNanRule(MiniCpu):
     def compute(self, contract, call, xs):
         if contract.op_kind == "MaximumElementwise":
             return _maximum(*np.broadcast_arrays(xs[0], xs[1]), nan_ignore=True)  # NaN-as-missing
+        return super().compute(contract, call, xs)
+
+
+class WrongNanRuleF32(MiniCpu):
+    """WrongNanRule on F32 only: one planted failure per contract of maximum."""
+
+    name = "broken-nan-rule-f32"
+
+    def compute(self, contract, call, xs):
+        if contract.op_kind == "MaximumElementwise" and xs[0].dtype == np.float32:
+            return _maximum(*np.broadcast_arrays(xs[0], xs[1]), nan_ignore=True)
         return super().compute(contract, call, xs)
 
 
@@ -268,5 +284,5 @@ BROKEN = (
     WrongReduceDims, HalfAccumulation, ErfGelu,
 )
 
-for _cls in (MiniCpu, *BROKEN):
+for _cls in (MiniCpu, WrongNanRuleF32, *BROKEN):
     judge.register_backend(_cls())
