@@ -128,11 +128,14 @@ def pytest_collect_file(file_path: Path, parent):
 class ContractFile(pytest.File):
     def collect(self):
         from judge.runner import plan_items
-        from judge.suite import load_paths
+        from judge.suite import load_text
 
         state = self.config.stash[_STATE]
+        # Read by its absolute path, from any working directory; named as pytest names it
+        # (relative to the rootdir where it lies inside it), which is what ids and messages show.
         rel = os.path.relpath(self.path, self.config.rootpath)
-        loaded = load_paths([rel if not rel.startswith("..") else str(self.path)])
+        name = str(self.path) if rel.startswith("..") else rel
+        loaded = load_text(self.path.read_text(encoding="utf-8"), name, suite=os.path.dirname(name))
         if loaded.errors:
             yield ContractErrorItem.from_parent(self, name="contract-errors", errors=loaded.errors)
         for contract, backend, dtype, ok in plan_items(loaded.contracts, state["backends"], cross=state["cross"]):

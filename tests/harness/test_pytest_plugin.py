@@ -92,3 +92,19 @@ def test_no_backend_collects_no_contracts(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", str(contracts)],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "neg[" not in r.stdout
+
+
+def test_a_contract_file_given_by_absolute_path_collects_from_another_directory(tmp_path):
+    contracts = _contracts(tmp_path)
+    elsewhere = tmp_path / "elsewhere" / "deeper"
+    elsewhere.mkdir(parents=True)
+    target = contracts / "reference-elementwise.fkc.md"
+    result = _run(elsewhere, str(target), "--backend=mini-cpu", "-k", "neg and F32")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    outcomes = _outcomes(result.stdout)
+    assert outcomes, result.stdout
+    (nodeid,) = outcomes
+    assert nodeid.endswith("reference-elementwise.fkc.md::neg[mini-cpu-F32]") and outcomes[nodeid] == "PASSED"
+    # and relative to the rootdir when run from inside it, as pytest names any path
+    inside = _run(tmp_path, "contracts/reference-elementwise.fkc.md", "--backend=mini-cpu", "-k", "neg and F32")
+    assert list(_outcomes(inside.stdout)) == ["contracts/reference-elementwise.fkc.md::neg[mini-cpu-F32]"]
