@@ -164,6 +164,8 @@ def apply(plan: Plan, text: str) -> str:
             table[key] = value
         tables.append(table)
     out = tomlkit.dumps(doc)
+    # A blank line before every table, as the file is written by hand.
+    out = re.sub(r"(?<=[^\n])\n(\[\[divergence\]\])", r"\n\n\1", out)
     return out if out.endswith("\n") or not out else out + "\n"
 
 
