@@ -87,6 +87,8 @@ def summary_markdown(run: AuditRun) -> str:
             if meta.get(key) not in (None, "")
         ),
         "",
+        *([f"> **Incomplete audit.** {incomplete_text(meta['incomplete'])}", ""]
+          if meta.get("incomplete") else []),
         "## Scoreboard",
         "",
         scoreboard_markdown(run.rows),
@@ -101,3 +103,13 @@ def summary_markdown(run: AuditRun) -> str:
     out += ["", f"## Unavailable backends ({len(unavailable)})", ""]
     out += [f"- `{name}`: {md_cell(why)}" for name, why in sorted(unavailable.items())] or ["None."]
     return "\n".join(out) + "\n"
+
+
+def incomplete_text(incomplete: dict) -> str:
+    """What an interrupted run's outputs hold, and how to finish it (``meta["incomplete"]``)."""
+    text = (f"Interrupted by {incomplete.get('signal', 'a signal')}: "
+            f"{incomplete.get('finished', '?')} of {incomplete.get('items', '?')} items finished; "
+            f"the other rows are missing.")
+    if incomplete.get("resume"):
+        text += f" Finish it with `{incomplete['resume']}`."
+    return text
