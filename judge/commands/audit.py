@@ -29,7 +29,7 @@ class EnvironmentProblem(click.ClickException):
     exit_code = 2
 
 
-class Interrupted(EnvironmentProblem):
+class AuditInterrupted(EnvironmentProblem):
     """SIGINT or SIGTERM stopped the run after its finished items were written (exit code 2:
     the environment ended the run, SPEC §7)."""
 
@@ -196,7 +196,7 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
 def run_and_write(request: AuditRequest, contracts: list, *, resume: bool = False):
     """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths). With
     ``resume``, the items the journal under ``request.out`` holds are not judged again. A run
-    that SIGINT or SIGTERM stopped writes what finished, then exits 2 (``Interrupted``)."""
+    that SIGINT or SIGTERM stopped writes what finished, then exits 2 (``AuditInterrupted``)."""
     from judge.expectations import ExpectationsError, load_expectations
     from judge.parallel import Shard, default_jobs
 
@@ -230,7 +230,7 @@ def run_and_write(request: AuditRequest, contracts: list, *, resume: bool = Fals
     report_warnings(journal)
     stopped = run.meta.get("incomplete")
     if stopped:
-        raise Interrupted(f"the audit was interrupted by {stopped['signal']}: the "
+        raise AuditInterrupted(f"the audit was interrupted by {stopped['signal']}: the "
                           f"{stopped['finished']} finished items of {stopped['items']} are "
                           f"written under {request.out}, marked incomplete; finish it with: "
                           f"{stopped['resume']}")
