@@ -39,6 +39,12 @@ def item_key(file: str, kernel: str, backend: str, dtype: str) -> str:
 
 def merge_runs(runs: list[AuditRun], names: list[str]) -> AuditRun:
     """One run holding every row of ``runs`` in plan order; ``MergeError`` if they do not fit."""
+    for run, name in zip(runs, names, strict=True):
+        stopped = run.meta.get("incomplete")
+        if stopped:  # its missing rows would read as a missing shard
+            raise MergeError(f"{name} is an incomplete audit ({stopped.get('finished')} of "
+                             f"{stopped.get('items')} items, interrupted by {stopped.get('signal')}): "
+                             f"finish it first with judge audit --resume {name}")
     first = runs[0].meta
     plan = first.get("plan")
     if not plan:

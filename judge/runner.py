@@ -62,6 +62,7 @@ class ItemResult:
     case: CaseRecord | None = None
     ulp_samples: list[float] = field(default_factory=list)
     overhead_seconds: float = 0.0  # the Judge's own time (not backend, not oracle)
+    warnings: list[str] = field(default_factory=list)  # Python warnings raised while judging
 
 
 def item_seed(item: Item, seed: int) -> int:
@@ -269,9 +270,20 @@ def plan_items(contracts, backends, *, cross: bool = False):
 
 
 def judge_task(setup, task) -> ItemResult:
-    """One ``judge.parallel.Task``: the item it names, judged."""
+    """One ``judge.parallel.Task``: the item it names, judged. Python warnings raised meanwhile
+    (by a library, a kernel run in process, the oracle) go into the result, not to the
+    terminal, where they would bury the progress bar: a kernel is judged by its results."""
+    import warnings
+    from collections import Counter
+
     item = Item(setup.contracts[task.contract], setup.backends[task.backend], task.dtype)
-    return run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations)
+    seen = Counter(f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
+                   for w in caught)
+    result.warnings = [text if n == 1 else f"{text} (×{n})" for text, n in seen.items()]
+    return result
 
 
 def harness_died(setup, task) -> ItemResult:
@@ -285,34 +297,48 @@ def harness_died(setup, task) -> ItemResult:
 
 def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectations: Expectations | None = None,
               progress=None, cross: bool = False, unavailable: dict[str, str] | None = None,
-              jobs: int = 1, shard=None) -> AuditRun:
+              jobs: int = 1, shard=None, journal=None, signals=None) -> AuditRun:
     """Judge every registrable contract × backend × dtype (of ``shard``, a ``judge.parallel.Shard``,
-    if given) in ``jobs`` worker processes; collect rows, cases and ULP samples in plan order."""
-    from judge.parallel import Setup, Task, run_items, visible_gpus
+    if given) in ``jobs`` worker processes; collect rows, cases and ULP samples in plan order.
+
+    ``journal`` (a ``judge.journal.Journal``) holds what an interrupted run finished, which is
+    not judged again, and records each item as it finishes. Under ``signals`` (a
+    ``judge.parallel.StopSignals``) SIGINT or SIGTERM ends the judging: the run then holds the
+    rows that finished, and ``meta["incomplete"]`` says how many of how many items, and why."""
+    from judge.parallel import Setup, Task, judge_all, visible_gpus
 
     plan = [(c, b, d, ok) for c, b, d, ok in plan_items(contracts, backends, cross=cross)]
     keys = [Item(c, b, d).key for c, b, d, _ in plan]
     if shard is not None:
         plan = [p for p, key in zip(plan, keys, strict=True) if shard.holds(key)]
-    started = verdict.now()
+    held = [Item(c, b, d).key for c, b, d, _ in plan]
+    started = getattr(journal, "started_at", None) or verdict.now()  # a resumed run's first start
+    finished = journal.finished if journal is not None else {}
     rows: list = [None] * len(plan)
     results: dict[int, ItemResult] = {}
     used_contracts = list({id(c): c for c, *_ in plan}.values())
     tasks = []
     for i, (contract, backend, dtype, ok) in enumerate(plan):
-        if ok is not True:
-            rows[i] = unsupported_row(contract, backend, dtype, str(ok), seed)
-            if progress is not None:
-                progress(rows[i])
-        else:
+        if ok is True and held[i] not in finished:
             tasks.append(Task(i, used_contracts.index(contract), backends.index(backend), dtype))
+            continue
+        if ok is True:  # finished by the interrupted run this one resumes
+            results[i] = finished[held[i]]
+        rows[i] = results[i].row if ok is True else unsupported_row(contract, backend, dtype, str(ok), seed)
+        if progress is not None:
+            progress(rows[i])
     gpus = visible_gpus() if any(b.device == "cuda" for b in backends) else ()
     setup = Setup(tuple(used_contracts), tuple(backends), profile, seed, expectations,
                   judge=judge_task, died=harness_died, gpus=gpus)
-    for i, res in run_items(setup, tasks, jobs):
+
+    def finished_now(i: int, res: ItemResult) -> None:
         rows[i], results[i] = res.row, res
+        if journal is not None:
+            journal.record(held[i], res)
         if progress is not None:
             progress(res.row)
+
+    stopped = judge_all(setup, tasks, jobs, finished_now, signals)
     cases = [results[i].case for i in sorted(results) if results[i].case is not None]
     samples = {(r.kernel, r.backend, r.dtype): np.asarray(results[i].ulp_samples, dtype=np.float64)
                for i, r in ((i, results[i].row) for i in sorted(results))}
@@ -322,7 +348,10 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
         plan=keys,  # every item key of the unsharded plan, in order: what `judge merge` sorts by
         not_applicable=verdict.not_applicable_entries(expectations, [(c.kernel, b, d) for c, b, d, _ in plan]),
     )
-    return AuditRun(rows, cases, samples, meta)
+    done = [r for r in rows if r is not None]
+    if stopped is not None:
+        meta["incomplete"] = {"signal": stopped, "finished": len(done), "items": len(plan)}
+    return AuditRun(done, cases, samples, meta)
 
 
 def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expectations | None = None):

@@ -2,13 +2,16 @@
 
 Loads the contracts, selects the backends, runs every registrable contract on every selected
 backend and writes the audit outputs. Exit 0 when every row is pass, xfail or unsupported; 1 on a
-conformance failure or a contract error; 2 when a requested backend or path is unavailable.
+conformance failure or a contract error; 2 when a requested backend or path is unavailable, or
+when SIGINT or SIGTERM stopped the run (the outputs of what finished are written, marked
+incomplete, and ``--resume DIR`` finishes it from its journal, ``judge.journal``).
 The option set and the run itself are shared with ``judge gate`` (which audits when no
 ``--current`` file is given).
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,11 @@ class EnvironmentProblem(click.ClickException):
     exit_code = 2
 
 
+class AuditInterrupted(EnvironmentProblem):
+    """SIGINT or SIGTERM stopped the run after its finished items were written (exit code 2:
+    the environment ended the run, SPEC §7)."""
+
+
 @dataclass(frozen=True)
 class AuditRequest:
     backends: tuple[str, ...]
@@ -39,6 +47,12 @@ class AuditRequest:
     timeout: float | None = None  # per backend call; None: derived from the call's size
     shard: str | None = None  # "K/N"
     expectations: str | None = None  # the known divergences (default: suites/expectations.toml)
+
+    def identity(self) -> dict:
+        """The options that decide what is judged and how (a journal's ``request``): not -j,
+        which changes no row, and not --out."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in vars(self).items() if name not in ("jobs", "out")}
 
 
 def audit_options(func=None, *, profile: str = "nightly"):
@@ -82,15 +96,26 @@ def audit_options(func=None, *, profile: str = "nightly"):
 
 @click.command("audit")
 @audit_options
-def command(backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard,
-            expectations) -> None:
+@click.option("--resume", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Finish the interrupted audit whose outputs are in DIR: judge only the items "
+                   "its journal (DIR/journal/) lacks, with the options it ran with (-j may "
+                   "change), then write every output to DIR as an uninterrupted run would.")
+@click.pass_context
+def command(ctx, backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard,
+            expectations, resume) -> None:
     """Run the precision audit and write results.{parquet,csv,json}, summary.md, report.html
     and cases/ under --out. Backend calls run in sandboxed worker processes: a kernel that
-    crashes or hangs makes its row an error and the audit goes on."""
+    crashes or hangs makes its row an error and the audit goes on.
+
+    Each item is written to a journal under --out as it finishes. SIGINT or SIGTERM stops the
+    run: the outputs of the finished items are written, marked incomplete, and the exit code
+    is 2; `judge audit --resume DIR` then judges only what is missing."""
     request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross,
                            jobs, timeout, shard, expectations)
+    if resume is not None:
+        request = resumed_request(ctx, request, resume)
     loaded = load_contracts(request.contracts)
-    run, paths = run_and_write(request, registrable(loaded))
+    run, paths = run_and_write(request, registrable(loaded), resume=resume is not None)
     from judge.reports.summary import scoreboard_markdown
 
     click.echo(scoreboard_markdown(run.rows))
@@ -125,6 +150,36 @@ def registrable(loaded) -> list:
     return [c for c in loaded.contracts if c.registrable]
 
 
+def resumed_request(ctx: click.Context, given: AuditRequest, folder: str) -> AuditRequest:
+    """The request of the interrupted run whose outputs are in ``folder`` (from its journal),
+    with this call's -j; exit 2 when an option given on this command line contradicts it."""
+    from click.core import ParameterSource
+
+    from judge.journal import JournalError, read_header
+
+    try:
+        recorded = read_header(folder)["request"]
+        request = AuditRequest(**{**recorded, "backends": tuple(recorded["backends"]),
+                                  "plugins": tuple(recorded["plugins"]), "out": folder,
+                                  "jobs": given.jobs})
+    except JournalError as exc:
+        raise EnvironmentProblem(str(exc)) from None
+    except (KeyError, TypeError) as exc:
+        raise EnvironmentProblem(f"{folder}: its journal names no run this Judge can resume "
+                                 f"({type(exc).__name__}: {exc})") from None
+    given_here = {name for name in ctx.params
+                  if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE,
+                                                        ParameterSource.ENVIRONMENT)}
+    mine, theirs = given.identity(), request.identity()
+    clash = [f"{name} {theirs[name]!r} there, {mine[name]!r} here" for name in sorted(mine)
+             if name in given_here and mine[name] != theirs[name]]
+    if "out" in given_here and Path(given.out).resolve() != Path(folder).resolve():
+        clash.append(f"out {folder!r} there (a resumed run writes where it began), {given.out!r} here")
+    if clash:
+        raise EnvironmentProblem(f"{folder} holds the journal of another run: " + "; ".join(clash))
+    return request
+
+
 def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
     """Selected available backends and {name: why unavailable}; exit 2 on a named one."""
     from judge.registry import BackendSelectionError, default_registry
@@ -141,14 +196,13 @@ def select_backends(request: AuditRequest) -> tuple[list, dict[str, str]]:
     return chosen, missing
 
 
-def run_and_write(request: AuditRequest, contracts: list):
-    """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths)."""
+def run_and_write(request: AuditRequest, contracts: list, *, resume: bool = False):
+    """Run the audit on ``contracts`` and write its outputs; return (AuditRun, paths). With
+    ``resume``, the items the journal under ``request.out`` holds are not judged again. A run
+    that SIGINT or SIGTERM stopped writes what finished, then exits 2 (``AuditInterrupted``)."""
     from judge.expectations import ExpectationsError, load_expectations
     from judge.parallel import Shard, default_jobs
-    from judge.profiles import get_profile
-    from judge.reports import write_audit
 
-    run_audit = harness_function("judge.runner", "run_audit")
     try:
         shard = Shard.parse(request.shard) if request.shard else None
     except ValueError as exc:
@@ -163,28 +217,82 @@ def run_and_write(request: AuditRequest, contracts: list):
         expectations = load_expectations(request.expectations)
     except ExpectationsError as exc:
         raise EnvironmentProblem(f"known divergences cannot be read: {exc}") from exc
-    total = count_items(contracts, chosen, request.cross, shard)
+    journal = open_journal(request, contracts, chosen, expectations, shard, resume=resume)
+    total = len(journal.header["items"])
     click.echo(f"auditing {len(contracts)} contracts, {total} items on "
                f"{', '.join(b.name for b in chosen)} (profile {request.profile}, "
                f"seed {request.seed}, {jobs} worker{'s' if jobs > 1 else ''}"
-               f"{f', shard {shard}' if shard else ''})", err=True)
+               f"{f', shard {shard}' if shard else ''}"
+               f"{f', {len(journal.finished)} finished before' if resume else ''})", err=True)
     try:
-        with Progress(total) as progress:
-            run = run_audit(contracts, chosen, profile=get_profile(request.profile),
-                            seed=request.seed, expectations=expectations, progress=progress,
-                            cross=request.cross, unavailable=missing, jobs=jobs, shard=shard)
+        run, paths = judge_and_write(request, contracts, chosen, journal, total,
+                                     expectations=expectations, unavailable=missing, jobs=jobs,
+                                     shard=shard)
     finally:
-        from judge.sandbox import close_all
+        journal.close()
+    report_warnings(journal)
+    stopped = run.meta.get("incomplete")
+    if stopped:
+        raise AuditInterrupted(f"the audit was interrupted by {stopped['signal']}: the "
+                          f"{stopped['finished']} finished items of {stopped['items']} are "
+                          f"written under {request.out}, marked incomplete; finish it with: "
+                          f"{stopped['resume']}")
+    return run, paths
 
-        close_all()
-    return run, write_audit(run, request.out)
+
+def judge_and_write(request: AuditRequest, contracts, chosen, journal, total: int, **options):
+    """Judge under a progress bar, SIGINT and SIGTERM stopping the judging (not the writing:
+    a second signal waits for it), then write the outputs; return (AuditRun, paths)."""
+    from judge.parallel import StopSignals
+    from judge.profiles import get_profile
+    from judge.reports import write_audit
+
+    run_audit = harness_function("judge.runner", "run_audit")
+    with StopSignals() as signals:
+        try:
+            with Progress(total) as progress:
+                run = run_audit(contracts, chosen, profile=get_profile(request.profile), seed=request.seed,
+                                progress=progress, cross=request.cross, journal=journal,
+                                signals=signals, **options)
+        finally:
+            from judge.sandbox import close_all
+
+            close_all()
+        if run.meta.get("incomplete"):
+            run.meta["incomplete"]["resume"] = f"judge audit --resume {shlex.quote(request.out)}"
+        return run, write_audit(run, request.out)
 
 
-def count_items(contracts, backends, cross: bool, shard) -> int:
+def open_journal(request: AuditRequest, contracts, chosen, expectations, shard, *, resume: bool):
+    """The run's journal under --out: a new one, or (``resume``) the interrupted run's, which must
+    be of this very run (exit 2 otherwise, saying how it differs)."""
+    from judge.journal import Journal, JournalError, run_header
     from judge.runner import Item, plan_items
 
-    keys = [Item(c, b, d).key for c, b, d, _ in plan_items(contracts, backends, cross=cross)]
-    return sum(1 for key in keys if shard is None or shard.holds(key))
+    plan, items = [], {}
+    for contract, backend, dtype, _ in plan_items(contracts, chosen, cross=request.cross):
+        key = Item(contract, backend, dtype).key
+        plan.append(key)
+        if shard is None or shard.holds(key):
+            items[key] = contract.revision
+    header = run_header(request=request.identity(), backends=chosen, plan=plan, items=items,
+                        expectations=expectations)
+    try:
+        return Journal.resume(request.out, header) if resume else Journal.start(request.out, header)
+    except JournalError as exc:
+        raise EnvironmentProblem(str(exc)) from None
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot write the journal under {request.out}: "
+                                 f"{exc.strerror or exc}") from None
+
+
+def report_warnings(journal) -> None:
+    """One line for the Python warnings raised while judging, kept out of the terminal (they
+    change no verdict, and printed as they come they would bury the progress bar)."""
+    count, path = journal.write_warnings()
+    if count:
+        click.echo(f"{count} Python warning(s) raised while judging (by libraries, kernels or "
+                   f"the oracle; no verdict depends on them): {path}", err=True)
 
 
 def harness_function(module: str, name: str):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from judge.reports.plots import drawn, ulp_histogram_svg
-from judge.reports.summary import FAILING, format_ulp, scoreboard
+from judge.reports.summary import FAILING, format_ulp, incomplete_text, scoreboard
 from judge.results import VERDICTS, AuditRun, ResultRow
 
 # Worst first: the verdict a heatmap cell shows when a kernel has several dtypes.
@@ -33,6 +33,8 @@ def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None
     context = {
         "verdicts": list(VERDICTS),
         "meta_items": meta_items(run.meta),
+        "incomplete": incomplete_text(run.meta["incomplete"]).replace("`", "")
+        if run.meta.get("incomplete") else None,
         "scoreboard": scoreboard(rows),
         "unavailable": {str(k): str(v) for k, v in (run.meta.get("unavailable") or {}).items()},
         "environment": environment(run.meta),

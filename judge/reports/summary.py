@@ -87,6 +87,8 @@ def summary_markdown(run: AuditRun) -> str:
             if meta.get(key) not in (None, "")
         ),
         "",
+        *([f"> **Incomplete audit.** {incomplete_text(meta['incomplete'])}", ""]
+          if meta.get("incomplete") else []),
         "## Scoreboard",
         "",
         scoreboard_markdown(run.rows),
@@ -112,3 +114,13 @@ def summary_markdown(run: AuditRun) -> str:
         out += [f"- {e['kernel']} · {e['backend']} · {e['dtype']} · {e['check']}: holds where "
                 f"{md_cell(e['scope'])}" for e in inactive[:MAX_LISTED]]
     return "\n".join(out) + "\n"
+
+
+def incomplete_text(incomplete: dict) -> str:
+    """What an interrupted run's outputs hold, and how to finish it (``meta["incomplete"]``)."""
+    text = (f"Interrupted by {incomplete.get('signal', 'a signal')}: "
+            f"{incomplete.get('finished', '?')} of {incomplete.get('items', '?')} items finished; "
+            f"the other rows are missing.")
+    if incomplete.get("resume"):
+        text += f" Finish it with `{incomplete['resume']}`."
+    return text

@@ -66,10 +66,20 @@ def write_json(run: AuditRun, path: Path) -> Path:
         "format": JSON_FORMAT,
         "meta": _encode(run.meta),
         "columns": list(COLUMNS),
-        "rows": [{name: _encode(getattr(r, name)) for name in COLUMNS} for r in run.rows],
+        "rows": [row_record(r) for r in run.rows],
     }
     path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     return path
+
+
+def row_record(row: ResultRow) -> dict:
+    """A row as results.json holds it: {column: JSON-safe value} (read back by ``row_from_record``)."""
+    return {name: _encode(getattr(row, name)) for name in COLUMNS}
+
+
+def row_from_record(rec: dict, where: str) -> ResultRow:
+    """The row of a ``row_record`` (``ValueError`` naming ``where`` if it is not one)."""
+    return _row_from_record(rec, where)
 
 
 def write_samples(samples: dict, path: Path) -> Path:

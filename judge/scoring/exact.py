@@ -54,7 +54,9 @@ def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out
             bits = int(b.view(bits_dtype(b.itemsize))) if b.dtype != np.bool_ else int(b)
             parts.append(f"{name}={b.item()!r} (0x{bits:X})")
         elif v.size <= 16:
-            parts.append(f"{name}={v.astype(np.float64).tolist() if v.dtype != np.bool_ else v.tolist()}")
+            with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one: still NaN
+                shown = v.astype(np.float64).tolist() if v.dtype != np.bool_ else v.tolist()
+            parts.append(f"{name}={shown}")
         else:
             parts.append(f"{name}=<{v.size} elements, see the repro>")
     return ", ".join(parts)

@@ -104,7 +104,7 @@ def flushed(observed, expected, fmt: Format):
 
 def nan_involved(opdef, values: tuple[np.ndarray, ...], params: dict, out_shape: tuple[int, ...]) -> np.ndarray:
     """Output elements that a NaN input contributes to (to tell NaN-rule failures apart)."""
-    masks = [np.isnan(v.astype(np.float64)) if v.dtype.kind == "f" or v.dtype.name == "bfloat16"
+    masks = [_nan_mask(v) if v.dtype.kind == "f" or v.dtype.name == "bfloat16"
              else np.zeros(v.shape, bool) for v in values]
     family = opdef.family
     if family in ELEMENTWISE:
@@ -123,9 +123,14 @@ def nan_involved(opdef, values: tuple[np.ndarray, ...], params: dict, out_shape:
         r = np.any(m, axis=axes, keepdims=True) if axes else m
         r = np.broadcast_to(r, m.shape) if family == "reduce_to_backward" else r
         if family == "reduce_to_backward":
-            r = r | np.broadcast_to(np.isnan(values[1].astype(np.float64)).reshape(target), m.shape)
+            r = r | np.broadcast_to(_nan_mask(values[1]).reshape(target), m.shape)
         return np.broadcast_to(r, out_shape)
     return np.zeros(out_shape, bool)
+
+
+def _nan_mask(v: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one: still NaN
+        return np.isnan(v.astype(np.float64))
 
 
 def rule_note(rules, key: str) -> str:
