@@ -39,10 +39,13 @@ def cell(backend, contract, dtypes) -> str:
               help="Backend name, device class (cpu|cuda|vulkan) or all. Repeatable.")
 @click.option("--plugin", "plugins", multiple=True, help="Plugin module or file. Repeatable.")
 @click.option("--cross", is_flag=True, help="Also show backends of other devices.")
+@click.option("--inventory", "inventory", is_flag=True,
+              help="Coverage of Fuel's dispatch inventory: every OpKind with its contracts, "
+                   "reference and backends, or why it is not covered.")
 @click.option("--fingerprint", "only_fingerprint", is_flag=True,
               help="Print only each selected backend's environment fingerprint, as JSON "
                    "(the keys a known divergence's `where` scope can name).")
-def command(contracts, backends, plugins, cross, only_fingerprint) -> None:
+def command(contracts, backends, plugins, cross, inventory, only_fingerprint) -> None:
     """Which backend runs which contract at which dtype.
 
     One row per registrable contract x backend x dtype: "runs" or "unsupported: <reason>".
@@ -71,6 +74,9 @@ def command(contracts, backends, plugins, cross, only_fingerprint) -> None:
 
         click.echo(json.dumps({b.name: fingerprint_of(b) for b in chosen}, indent=1, sort_keys=True))
         sys.exit(0)
+    if inventory:
+        _print_inventory(result.registrable, chosen)
+        sys.exit(0)
     rows: list[tuple[str, str, str, str]] = []
     for contract in result.registrable:
         columns = [b for b in chosen if cross or b.device == contract.device]
@@ -93,6 +99,25 @@ def command(contracts, backends, plugins, cross, only_fingerprint) -> None:
     for error in result.errors:
         click.echo(f"contract error: {error}", err=True)
     sys.exit(1 if result.errors else 0)
+
+
+def _print_inventory(contracts, chosen) -> None:
+    from judge.inventory import coverage
+
+    rows = coverage(contracts, chosen)
+    table = [(r.op_kind, ",".join(r.devices),
+              "; ".join(f"{d}: {', '.join(k)}" for d, k in sorted(r.contracts.items())) or "-",
+              "yes" if r.reference else "no", ",".join(r.backends) or "-",
+              "covered" + (f", {r.why_not()}" if r.why_not() else "") if r.covered else r.why_not())
+             for r in rows]
+    header = ("OPKIND", "FUEL DEVICES", "CONTRACTS", "REFERENCE", "BACKENDS", "STATUS")
+    widths = [min(40, max(len(header[i]), *(len(t[i]) for t in table))) for i in range(5)]
+    for line in (header, *table):
+        click.echo("  ".join(line[i][:40].ljust(widths[i]) for i in range(5)) + "  " + line[5])
+    covered = sum(r.covered for r in rows)
+    click.echo(f"\n{covered} of {len(rows)} inventory OpKinds have a contract, a reference and "
+               f"a backend that runs it; {len(rows) - covered} do not "
+               f"(backends: {', '.join(b.name for b in chosen) or 'none'})")
 
 
 def _print_fingerprints(chosen) -> None:
