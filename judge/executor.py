@@ -17,10 +17,10 @@ import numpy as np
 
 from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
 from judge.contracts.model import Contract
-from judge.formats import get_format
 from judge.layouts import accepted, materialize
 from judge.sandbox import BackendRaised
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 
 @dataclass(frozen=True)

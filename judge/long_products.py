@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from judge.cases import Case
 from judge.layouts import build_view, layout_recipe, storage_shape
 from judge.long_rows import EQUAL_VALUES, PATTERNS, long_row_case, row_values
-from judge.values import SEED
+from numerics.values import SEED
 
 
 @st.composite

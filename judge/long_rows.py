@@ -15,9 +15,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from judge.cases import Case
-from judge.formats import get_format
 from judge.layouts import build_view, layout_recipe, storage_shape
-from judge.values import SEED
+from numerics.formats import get_format
+from numerics.values import SEED
 
 PATTERNS = ("equal", "large_then_small", "random", "cancelling")
 # The row ops of the last axis also get rows around a large common offset.

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from judge.cases import Case
 from judge.contracts.model import Contract, InputSpec
-from judge.formats import get_format
 from judge.layouts import build_view, draw_layout, storage_shape
-from judge.values import POISON_BITS, SEED, draw_values, raw_words
+from numerics.formats import get_format
+from numerics.values import POISON_BITS, SEED, draw_values, raw_words
 
 _BROADCASTING_FAMILIES = {"binary", "compare", "where"}
 _ECHOES = st.sampled_from(("none", "same", "negated", "both"))

@@ -19,11 +19,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from judge.formats import dtype_name, get_format
-from oracles.families import out_format
-from oracles.opdef import OpDef
-from oracles.output import OracleOutput
-from oracles.rounding import (
+from numerics.formats import dtype_name, get_format
+from numerics.rounding import (
     bits_to_array,
     decode_fraction,
     float_spec,
@@ -31,6 +28,9 @@ from oracles.rounding import (
     ints_to_array,
     round_fraction,
 )
+from oracles.families import out_format
+from oracles.opdef import OpDef
+from oracles.output import OracleOutput
 
 
 def read_source(x: np.ndarray, src: str) -> list:
@@ -113,7 +113,7 @@ def draw_input(i: int, src: str, shapes, params):
 
 
 def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
-    from judge.values import POISON_BITS
+    from numerics.values import POISON_BITS
 
     fmt = get_format(src)
     arr = np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
@@ -127,7 +127,7 @@ def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
 
 @cache
 def _source_elements(src: str):
-    from judge.values import element_bits, int_elements
+    from numerics.values import element_bits, int_elements
 
     fmt = get_format(src)
     if fmt.is_float:
@@ -139,7 +139,7 @@ def _source_elements(src: str):
 @cache
 def _in_range_elements(src: str, dst: str):
     """Source bit patterns whose cast into integer ``dst`` is defined: in range, not NaN."""
-    from judge.values import element_bits, int_elements
+    from numerics.values import element_bits, int_elements
 
     lo, hi = int_range(dst)
     fmt = get_format(src)

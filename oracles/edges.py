@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from numerics.rounding import FloatSpec, decode_float, float_spec
 from oracles import arith
 from oracles.families import float_output, output_spec, resolve_rule
-from oracles.rounding import FloatSpec, decode_float, float_spec
 from oracles.shapes import as_floats, broadcast
 
 INF = math.inf

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from judge.formats import dtype_name, get_format
+from numerics.formats import dtype_name, get_format
+from numerics.rounding import FloatSpec, bits_to_array, float_spec, ints_to_array
 from oracles.output import OracleOutput
-from oracles.rounding import FloatSpec, bits_to_array, float_spec, ints_to_array
 from oracles.shapes import as_bools, as_floats, broadcast, object_array
 
 Evaluate = Callable[[Sequence[np.ndarray], Mapping[str, Any], Sequence[str], Mapping[str, str]], list[OracleOutput]]

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from numerics.rounding import float_spec
 from oracles.hints import hints, neighbours
 from oracles.opdef import OpDef
-from oracles.rounding import float_spec
 
 EPS_VALUES = (2.0**-20, 2.0**-17, 2.0**-13)  # ~1e-6, ~7.6e-6, ~1.2e-4
 ROWS = {"nan": "propagate"}
@@ -97,8 +97,8 @@ def _row_shapes_of(kind: str, contract, budget):
 def _offset_rows(i, dtype, shapes, params):
     """Half the arrays as the default generator draws them, half as a large common offset plus
     small multiples of a spread: the rows where a one-pass variance E[x²] − E[x]² cancels."""
-    from judge.formats import get_format
-    from judge.values import value_array
+    from numerics.formats import get_format
+    from numerics.values import value_array
 
     shape = tuple(shapes[i])
     n = math.prod(shape)

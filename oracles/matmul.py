@@ -23,10 +23,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge.formats import dtype_name
+from numerics.formats import dtype_name
+from numerics.rounding import float_spec
 from oracles import arith, edges
 from oracles.families import float_output, output_spec
-from oracles.rounding import float_spec
 from oracles.shapes import as_floats, object_array
 
 INF = math.inf

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from judge.formats import dtype_name, get_format
+from numerics.formats import dtype_name, get_format
 from oracles.families import out_format
 from oracles.opdef import OpDef
 from oracles.output import OracleOutput

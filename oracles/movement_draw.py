@@ -129,10 +129,10 @@ def shapes_for(kind: str) -> Callable[[Any, Any], Any]:
 
 @st.composite
 def float_data(draw, dtype: str, shape: tuple[int, ...]):
-    """Edge-biased values (``judge.values``) with a few elements turned into signalling or
+    """Edge-biased values (``numerics.values``) with a few elements turned into signalling or
     payload NaNs or -0.0; shrinks to none."""
-    from judge.formats import get_format
-    from judge.values import nan_payload_bits, value_array
+    from numerics.formats import get_format
+    from numerics.values import nan_payload_bits, value_array
 
     stored = draw(value_array(dtype, shape))
     n = stored.size
@@ -161,7 +161,7 @@ def _mask(shape: Sequence[int]):
 
 def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
     """``OpDef.draw_input``: indices, masks, and float data with NaN payloads."""
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     if dtype == "U32" and i == 1 and "n_indices" in params:
         return _indices(shapes[1], params["source_dim_size"])
@@ -179,8 +179,8 @@ def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: di
 @st.composite
 def fill_bits(draw, dtype: str) -> int:
     """One element's bits: edge values, NaN payloads, anything (ints: small and extreme)."""
-    from judge.formats import get_format
-    from judge.values import POISON_BITS, element_bits, nan_payload_bits
+    from numerics.formats import get_format
+    from numerics.values import POISON_BITS, element_bits, nan_payload_bits
 
     fmt = get_format(dtype)
     extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1))
@@ -195,8 +195,8 @@ def fill_bits(draw, dtype: str) -> int:
 def _data_and_fill(draw, dtype: str, shape: tuple[int, ...], params: dict):
     """MaskedFill's data, and its fill element written into ``params`` as little-endian
     ``fill_bytes`` (one element of the data dtype)."""
-    from judge.formats import get_format
-    from judge.values import value_array
+    from numerics.formats import get_format
+    from numerics.values import value_array
 
     fmt = get_format(dtype)
     data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))

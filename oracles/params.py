@@ -1,7 +1,9 @@
 """Op-param generators, keyed by ``OpDef.params``. Each draws params for given input shapes;
 ``example_params`` gives one fixed, benign set (for hand-built calls such as adapter smoke tests).
 
-A generator knows the OpKind family's param semantics; the contract's parsed field constraints
+``fields`` is the contract's op params (read through ``fields.field(name)``: the families never
+import the harness that parses them). A generator knows the OpKind family's param semantics;
+the contract's parsed field constraints
 (``== 1.0``, ``>= min``) are honoured on top. Values for float params are drawn exactly
 representable in the case's dtype, so "coerced to T" never changes them.
 """
@@ -14,14 +16,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from judge.contracts.model import OpParams
 from oracles import lastdim
 
 # Small dyadic values: exact in every float format, and they exercise signs, zero and scaling.
 _DYADIC = tuple(sorted({k / 4 for k in range(-16, 17)} | {0.125, -0.125, 1024.0, -0.0}))
 
 
-def _fixed_value(fields: OpParams, name: str) -> float | None:
+def _fixed_value(fields, name: str) -> float | None:
     f = fields.field(name)
     if f is None or f.constraint is None:
         return None
@@ -31,7 +32,7 @@ def _fixed_value(fields: OpParams, name: str) -> float | None:
     return None
 
 
-def _reduce_dims(draw, shape: tuple[int, ...], fields: OpParams, nonempty: bool) -> dict[str, Any]:
+def _reduce_dims(draw, shape: tuple[int, ...], fields, nonempty: bool) -> dict[str, Any]:
     # One coin per axis: proper subsets (where a wrong axis shows) are the common case, and
     # shrinking leads to no reduced axis. A set of integers would mostly draw the empty set.
     picked = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
@@ -96,7 +97,7 @@ GENERATORS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def draw_params(key: str, draw, shape: tuple[int, ...], fields: OpParams, *, nonempty: bool) -> dict[str, Any]:
+def draw_params(key: str, draw, shape: tuple[int, ...], fields, *, nonempty: bool) -> dict[str, Any]:
     """Draw op params with generator ``key`` for a primary input of ``shape``."""
     try:
         gen = GENERATORS[key]

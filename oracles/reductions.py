@@ -15,11 +15,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge.formats import dtype_name
+from numerics.formats import dtype_name
+from numerics.rounding import float_spec, ints_to_array
 from oracles import arith, edges
 from oracles.families import float_output, out_format, output_spec, resolve_rule
 from oracles.output import OracleOutput
-from oracles.rounding import float_spec, ints_to_array
 from oracles.shapes import as_floats, object_array, reduce_groups, reduce_to_dims
 
 INF = math.inf

@@ -6,7 +6,7 @@ import re
 
 from judge.contracts.model import DtypeRule, OutputSpec, ShapeRule
 from judge.contracts.reader import BlockReader, operand_names
-from judge.formats import FORMATS
+from numerics.formats import FORMATS
 
 REDUCE_BY = ("dims", "output_shape")
 

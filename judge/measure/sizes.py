@@ -133,7 +133,7 @@ def make_call(contract: Contract, plan: Plan, seed: int = 0) -> KernelCall:
     """A ``KernelCall`` with contiguous inputs and poison-filled outputs, as the executor
     would pass them."""
     from judge.executor import derived_params, output_dtypes, output_shapes, poison_output
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     rng = np.random.default_rng(seed)
     inputs = []
@@ -155,7 +155,7 @@ def make_call(contract: Contract, plan: Plan, seed: int = 0) -> KernelCall:
 def cost_variables(call: KernelCall, dtype: str) -> dict[str, float]:
     """The cost-expression variables of ``call``: n (elements written), n_in / in_elems (the
     primary input's elements), n_out / out_elems (the first output's), dtype_bytes."""
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     n_in = float(call.inputs[0].size)
     n_out = float(call.outputs[0].size) if call.outputs else n_in

@@ -12,9 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge import ulp
 from judge.executor import Finding
-from judge.formats import Format, get_format
 from judge.scoring.describe import bits_dtype, describe_bits
 from judge.scoring.rules import (
     ELEMENTWISE,
@@ -28,6 +26,8 @@ from judge.scoring.rules import (
     sanity_factor,
     sanity_text,
 )
+from numerics import ulp
+from numerics.formats import Format, get_format
 
 
 @dataclass

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judge.executor import Finding
-from judge.formats import Format
+from numerics.formats import Format
 
 
 @dataclass

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judge.executor import Finding
-from judge.formats import Format, get_format
 from judge.scoring import rules as rulebook
 from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import MAX_REPORTED, Counts, bound_kind, flushed, is_reported
 from judge.scoring.xp import ops_for
+from numerics.formats import Format, get_format
 
 
 @dataclass(frozen=True)

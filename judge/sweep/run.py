@@ -30,14 +30,14 @@ from judge.cases import CaseRecord
 from judge.contracts.model import Contract
 from judge.executor import Finding, execute, output_dtypes
 from judge.expectations import Expectations
-from judge.formats import get_format
 from judge.results import ResultRow
 from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import bound_kind, derived_bound
 from judge.scoring.vector import Expected, VectorScore, score_elementwise
 from judge.sweep import tables
 from judge.sweep.inputs import GRID_SIZE, SWEEP_FORMATS, as_values
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 # Op-param fields the executor derives itself (element counts, fast-path flags): no choice to make.
 DERIVED_PARAMS = {"n", "out_size", "flags", "input_shape"}

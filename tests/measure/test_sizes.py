@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.formats import get_format
 from judge.measure.sizes import (
     cost_variables,
     make_call,
@@ -15,6 +14,7 @@ from judge.measure.sizes import (
     plan_call,
     size_range,
 )
+from numerics.formats import get_format
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 from mpmath.libmp import from_man_exp
 
+import numerics.rounding
 import oracles
-from oracles.rounding import float_spec
+from numerics.rounding import float_spec
 from oracles.ziv import RoundingUndecided, correctly_rounded
 
 ORACLE_DIR = Path(oracles.__file__).parent
+ROUNDING = Path(numerics.rounding.__file__)
 
 # numpy as a container, index arithmetic on shapes, exact dtype conversions and bit views only
 NUMPY_ALLOWED = {
@@ -26,7 +28,9 @@ FORBIDDEN_MODULES = ("backends", "torch", "cupy", "kp", "gmpy2")
 
 
 def _sources():
-    return sorted(ORACLE_DIR.glob("*.py"))
+    """The oracle's modules, and the correct rounding every oracle value goes through (which
+    sits on the lower floor, ``numerics``, shared with the harness)."""
+    return sorted(ORACLE_DIR.glob("*.py")) + [ROUNDING]
 
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: p.name)

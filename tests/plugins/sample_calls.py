@@ -51,7 +51,7 @@ def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]
 def tensor(values, dtype: str, layout: str = "contiguous"):
     """A ``TensorArg`` holding ``values`` (2-D) in ``layout``."""
     from judge.api import TensorArg, contiguous_strides
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     a = np.asarray(values, dtype=np.float64 if dtype != "BOOL" else bool)
     a = a.astype(get_format(dtype).numpy_dtype)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import oracles
-from judge.formats import get_format
-from oracles.rounding import array_to_bits
+from numerics.formats import get_format
+from numerics.rounding import array_to_bits
 
 FORMATS = ["F32", "F64", "F16", "BF16"]
 WIDE = 4800  # F64 products span 2^-2148 .. 2^2048: their sums are exact at this width
