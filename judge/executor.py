@@ -69,11 +69,10 @@ def output_shapes(contract: Contract, shapes: list[tuple[int, ...]], params: dic
             out.append(shape_of(rule.refs[0]))
         elif rule.kind == "broadcast":
             out.append(tuple(np.broadcast_shapes(*(shape_of(r) for r in rule.refs))))
-        elif rule.kind != "reduce":  # an OpKind-defined rule: the OpKind's own shape function
+        elif rule.kind != "reduce":  # a family-defined rule: the family's own shape function
             import oracles
 
-            out.append(tuple(oracles.get(contract.op_kind).out_shape(
-                [shape_of(r) for r in rule.refs], params)))
+            out.append(oracles.output_shape(rule.kind, [shape_of(r) for r in rule.refs], params))
         elif rule.reduce_by == "output_shape":
             out.append(tuple(params["output_shape"]))
         else:

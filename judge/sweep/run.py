@@ -93,8 +93,10 @@ def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bo
     if isinstance(opdef, str):
         return opdef
     if opdef.sweep_inputs is None:
-        return (f"{contract.op_kind} is a {opdef.family} op; sweeps cover elementwise "
-                f"unary, binary and compare ops")
+        import oracles
+
+        return (f"{contract.op_kind} ({oracles.family_of(contract.op_kind).name}) has no "
+                f"exhaustive input set; sweeps cover elementwise unary, binary and compare ops")
     chosen = [f.name for f in contract.op_params.fields if f.name not in DERIVED_PARAMS]
     if chosen:
         return f"{contract.kernel} takes op params ({', '.join(chosen)}); a sweep has no values for them"

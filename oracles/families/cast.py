@@ -7,6 +7,10 @@ truncated toward zero (C and Rust ``as`` conversion); Fuel defines no result for
 value outside the target's range, so ``draw_input`` keeps generated values inside it and the
 oracle refuses anything else. Values are decoded from their bits here (never by a numpy cast,
 which is what is being judged).
+
+The cast family is elementwise: output element i is the cast of input element i. A case draws
+any shape within the contract's rank and the budget and, for an integer target, source values
+inside the target's range; its params carry the target dtype.
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from numerics.rounding import (
     ints_to_array,
     round_fraction,
 )
-from oracles.families import out_format
+from oracles.family import Family
 from oracles.opdef import OpDef
-from oracles.output import OracleOutput
+from oracles.output import OracleOutput, out_format
 
 
 def read_source(x: np.ndarray, src: str) -> list:
@@ -88,7 +92,7 @@ def evaluate_cast(inputs, params, out_dtypes, rules) -> list[OracleOutput]:
 # --- generation ------------------------------------------------------------------------------
 
 
-def draw_shapes(contract, budget):
+def _cast_shapes(contract, budget):
     """Any shape within the contract's rank and the budget; params carry the target dtype
     (``OpParams::Cast`` holds none: the target lives on the output), which ``draw_input`` needs."""
     rank = contract.inputs[0].rank
@@ -99,7 +103,11 @@ def draw_shapes(contract, budget):
     return shapes.map(lambda s: ([s], {"dst": dst}))
 
 
-def draw_input(i: int, src: str, shapes, params):
+def draw_shapes(draw, contract, opdef, budget):
+    return draw(_cast_shapes(contract, budget))
+
+
+def draw_input(opdef, i: int, src: str, shapes, params):
     """The source array: integer targets get values inside the target's range (the only ones
     Fuel defines); no element's cast is the target's poison pattern (it would read as unwritten)."""
     dst = params["dst"]
@@ -187,12 +195,18 @@ def _representable(v: Fraction, src: str) -> bool:
     return back == v
 
 
-def cast_row() -> OpDef:
-    return OpDef("Cast", "unary", 1, True, {"nan": "propagate"}, evaluate_cast,
-                 hints=cast_hints, draw_shapes=draw_shapes, draw_input=draw_input,
-                 domain="one rounding into the target: RNE, subnormals, overflow to ±inf "
-                        "(NaN for F8E4M3); integer targets truncate, within range only")
-
-
 def rows() -> list[OpDef]:
-    return [cast_row()]
+    return [
+        OpDef("Cast", 1, True, {"nan": "propagate"}, evaluate_cast, hints=cast_hints,
+              domain="one rounding into the target: RNE, subnormals, overflow to ±inf "
+                     "(NaN for F8E4M3); integer targets truncate, within range only"),
+    ]
+
+
+FAMILY = Family(
+    name="cast",
+    rows=rows,
+    draw_shapes=draw_shapes,
+    draw_input=draw_input,
+    elementwise=True,
+)

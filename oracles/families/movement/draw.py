@@ -1,9 +1,9 @@
 """Generated cases of the data-movement family: shapes tied to Fuel's op params, in-range
 indices, masks of 0/1 and other nonzero bytes, and float data salted with NaN payloads.
 
-Each ``shapes_for(kind)`` function (``OpDef.draw_shapes``) draws the operands' logical shapes and
-the op params Fuel's dispatch would pass for them; ``draw_input`` (``OpDef.draw_input``) draws
-the operands whose values are constrained, and float data with signalling and payload NaNs.
+Per OpKind, a ``SHAPES`` strategy draws the operands' logical shapes and the op params Fuel's
+dispatch would pass for them (``draw_shapes``); ``draw_input`` draws the operands whose values are
+constrained, and float data with signalling and payload NaNs.
 """
 
 from __future__ import annotations
@@ -121,10 +121,9 @@ SHAPES: dict[str, Callable[..., Any]] = {
 }
 
 
-def shapes_for(kind: str) -> Callable[[Any, Any], Any]:
-    """``OpDef.draw_shapes`` of ``kind``: (contract, budget) -> strategy of (shapes, params)."""
-    draw_it = SHAPES[kind]
-    return lambda contract, budget: draw_it(contract, budget)
+def draw_shapes(draw, contract, opdef, budget):
+    """``Family.draw_shapes``: the OpKind's own shapes-and-params strategy, drawn."""
+    return draw(SHAPES[opdef.op_kind](contract, budget))
 
 
 @st.composite
@@ -159,8 +158,8 @@ def _mask(shape: Sequence[int]):
     return values.map(lambda v: np.array(v, dtype=np.uint8).reshape(tuple(shape)))
 
 
-def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
-    """``OpDef.draw_input``: indices, masks, and float data with NaN payloads."""
+def draw_input(opdef, i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
+    """``Family.draw_input``: indices, masks, and float data with NaN payloads."""
     from numerics.formats import get_format
 
     if dtype == "U32" and i == 1 and "n_indices" in params:
