@@ -18,7 +18,7 @@ _EXACT_IN_F32 = ("F32", "F16", "BF16", "U8")
 def _cast(env, args: Sequence[Any]):
     import numpy as np
 
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     dst = env.op.out_dtypes[0]
     if env.lib.name == "cupy" and dst == "BF16":

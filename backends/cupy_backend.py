@@ -67,7 +67,7 @@ def download(result, dtype: str, *, narrow: bool = True):
     import cupy
 
     from backends import _cupy_bf16
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     if dtype == "BF16":
         bits = _cupy_bf16.narrow(result) if narrow else result
@@ -120,7 +120,7 @@ class CupyBackend(Backend):
         import numpy as np
 
         from backends._xp_ops import XP_TABLE, XpEnv
-        from judge.formats import get_format
+        from numerics.formats import get_format
 
         op = make_op_call(contract, call)
         t = get_format(op.dtype).numpy_dtype
@@ -157,7 +157,7 @@ class CupyBackend(Backend):
 
         from backends._cupy_timing import CupyCall
         from backends._xp_ops import XP_TABLE, XpEnv
-        from judge.formats import get_format
+        from numerics.formats import get_format
 
         op = make_op_call(contract, call)
         t = get_format(op.dtype).numpy_dtype

@@ -60,7 +60,7 @@ class NumpyBackend(Backend):
         import numpy as np
 
         from backends._xp_ops import XP_TABLE, XpEnv
-        from judge.formats import get_format
+        from numerics.formats import get_format
 
         op = make_op_call(contract, call)
         t = get_format(op.dtype).numpy_dtype

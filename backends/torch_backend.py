@@ -44,7 +44,7 @@ def to_host(torch, tensor, dtype: str):
     """
     import numpy as np
 
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     tensor = tensor.detach()
     if dtype == "U32" and not (tensor.dtype.is_floating_point or tensor.dtype == torch.bool):
@@ -106,7 +106,7 @@ class TorchBackend(Backend):
         import torch
 
         from backends._torch_ops import TORCH_TABLE, TorchEnv
-        from judge.formats import get_format
+        from numerics.formats import get_format
 
         op = make_op_call(contract, call)
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
@@ -141,7 +141,7 @@ class TorchBackend(Backend):
 
         from backends._torch_ops import TORCH_TABLE, TorchEnv
         from backends._torch_timing import TorchCall
-        from judge.formats import get_format
+        from numerics.formats import get_format
 
         op = make_op_call(contract, call)
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)

@@ -21,7 +21,7 @@ import numpy as np
 
 
 def _inputs(op_kind: str, arity: int, n: int, fmt: str, kind: str, seed: int) -> list[np.ndarray]:
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     f = get_format(fmt)
     rng = np.random.default_rng(seed)

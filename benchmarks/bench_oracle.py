@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import oracles
-from judge.formats import get_format
+from numerics.formats import get_format
 
 N = 4096
 

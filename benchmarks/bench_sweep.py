@@ -45,7 +45,7 @@ RULES = {"nan": "propagate", "ties": "unspecified", "rounding": "unspecified",
 def unary_op_kinds() -> list[str]:
     import oracles
 
-    return [k for k in oracles.op_kinds() if oracles.get(k).family == "unary"]
+    return [k for k in oracles.op_kinds() if oracles.get(k).sweep_inputs == "all"]  # every bit pattern
 
 
 def reference_contracts():

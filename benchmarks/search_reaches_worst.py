@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     backends = args.backend or ["numpy", "torch-cpu"]
     suite = Path(default_suite_path()) / FILE
     unary = {c.kernel for c in load_paths([suite]).contracts
-             if c.registrable and oracles.get(c.op_kind).family == "unary"}
+             if c.registrable and oracles.get(c.op_kind).sweep_inputs == "all"}  # the unary ops
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         picks = [f"--backend={b}" for b in backends]

@@ -25,7 +25,7 @@ CHUNK = 20000
 
 def edge_set(op_kind: str) -> np.ndarray:
     import oracles
-    from judge.values import edge_bits
+    from numerics.values import edge_bits
 
     hints = oracles.get(op_kind).hints("F32")
     base = np.concatenate([np.array(edge_bits("F32"), dtype=np.uint32),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judge.api import TensorArg
-from judge.formats import get_format
+from numerics.formats import get_format
 
 if TYPE_CHECKING:  # pragma: no cover
     from judge.layouts import LayoutRecipe

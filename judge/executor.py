@@ -17,10 +17,10 @@ import numpy as np
 
 from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
 from judge.contracts.model import Contract
-from judge.formats import get_format
 from judge.layouts import accepted, materialize
 from judge.sandbox import BackendRaised
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,10 @@ def output_shapes(contract: Contract, shapes: list[tuple[int, ...]], params: dic
             out.append(shape_of(rule.refs[0]))
         elif rule.kind == "broadcast":
             out.append(tuple(np.broadcast_shapes(*(shape_of(r) for r in rule.refs))))
-        elif rule.kind != "reduce":  # an OpKind-defined rule: the OpKind's own shape function
+        elif rule.kind != "reduce":  # a family-defined rule: the family's own shape function
             import oracles
 
-            out.append(tuple(oracles.get(contract.op_kind).out_shape(
-                [shape_of(r) for r in rule.refs], params)))
+            out.append(oracles.output_shape(rule.kind, [shape_of(r) for r in rule.refs], params))
         elif rule.reduce_by == "output_shape":
             out.append(tuple(params["output_shape"]))
         else:

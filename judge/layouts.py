@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from judge.api import TensorArg, contiguous_strides
 from judge.contracts.model import Layout
-from judge.formats import get_format
+from numerics.formats import get_format
 
 # Guard values: finite, distinct, exactly representable in every float format.
 _GUARDS = (-7.25, 3.5, 96.0, -0.375, 11.0, -1.5e2, 0.625)

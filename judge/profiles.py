@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judge.strategies import Budget
+from oracles.family import Budget
 
 
 @dataclass(frozen=True)

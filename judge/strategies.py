@@ -1,41 +1,27 @@
 """Hypothesis strategies derived from a contract's accept clause (SPEC §1, §4).
 
-From one contract and one dtype of its fan: input dtypes, a rank within each operand's range,
-shapes meeting the shape constraints (``same_as``, ``broadcast_to``, reduce dims), op params
-meeting their constraints, a memory layout per operand (contiguous or awkward; rejected layouts
-are generated too and left to the executor to materialise) and values biased to edge cases.
+From one contract and one dtype of its fan: input dtypes; the operands' shapes and op params,
+drawn by the OpKind's family (``oracles.family.Family.draw_shapes``) within the contract's ranks
+and constraints; a memory layout per operand (contiguous or awkward; rejected layouts are
+generated too and left to the executor to materialise); and values biased to edge cases, where
+the family does not constrain them. In its share of cases a family's long case replaces all that
+(``Family.long_case``): long rows that expose a too-narrow accumulator.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
 
 from judge.cases import Case
 from judge.contracts.model import Contract, InputSpec
-from judge.formats import get_format
-from judge.layouts import build_view, draw_layout, storage_shape
-from judge.values import POISON_BITS, SEED, draw_values, raw_words
+from judge.layouts import build_view, draw_layout, layout_recipe, storage_shape
+from numerics.formats import get_format
+from numerics.values import POISON_BITS, SEED, draw_values, raw_words
+from oracles.family import Budget
 
-_BROADCASTING_FAMILIES = {"binary", "compare", "where"}
 _ECHOES = st.sampled_from(("none", "same", "negated", "both"))
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Size limits of generated cases (the pure oracle's cost grows with elements).
-
-    ``long_row``: the longest row an accumulating reduction (sum, mean, sum-to) is also given,
-    in about one case in four: an accumulator too narrow for its contract only shows over long
-    rows (``long_rows``).
-    """
-
-    max_rank: int = 4
-    max_side: int = 5
-    max_elements: int = 48
-    long_row: int = 4096
+DEFAULT_BUDGET = Budget()
 
 
 def input_dtypes(contract: Contract, dtype: str) -> tuple[str, ...]:
@@ -43,74 +29,14 @@ def input_dtypes(contract: Contract, dtype: str) -> tuple[str, ...]:
     return tuple(dtype if dtype in spec.dtypes else spec.dtypes[0] for spec in contract.inputs)
 
 
-def _rank_bounds(spec: InputSpec, budget: Budget) -> tuple[int, int]:
-    lo = spec.rank.lo
-    hi = budget.max_rank if spec.rank.hi is None else min(spec.rank.hi, max(budget.max_rank, spec.rank.lo))
-    return lo, hi
-
-
-def _shape(draw, rank: int, empty: int, budget: Budget) -> tuple[int, ...]:
-    """``rank`` sides within the budget; axis ``empty`` (if any) is 0."""
-    dims = []
-    used = 1
-    for axis in range(rank):
-        room = max(1, budget.max_elements // max(used, 1))
-        hi = max(1, min(budget.max_side, room))
-        side = 0 if axis == empty else draw(st.integers(1, hi))
-        dims.append(side)
-        used *= max(side, 1)
-    return tuple(dims)
-
-
-def _rank(draw, lo: int, hi: int, nonempty: bool) -> tuple[int, int]:
-    """(rank, the axis left empty or -1), the rank and a one-in-sixteen empty flag drawn as one
-    choice. An empty axis is an edge case, not the common case; testing for the top value of
-    the flag keeps shrinking away from empty shapes."""
-    k = draw(st.integers(0, (hi - lo + 1) * 16 - 1))
-    rank, flag = lo + k // 16, k % 16
-    if flag != 15 or nonempty or rank == 0:
-        return rank, -1
-    return rank, draw(st.integers(0, rank - 1))
-
-
-def _broadcast_operand(draw, out: tuple[int, ...], spec: InputSpec) -> tuple[int, ...]:
-    """An operand shape that broadcasts to ``out`` (numpy rules): fewer leading axes, and axes
-    of 1 (a bit each), as one choice that shrinks to ``out`` itself."""
-    most = max(0, len(out) - spec.rank.lo)
-    drop, ones = divmod(draw(st.integers(0, (most + 1) * (1 << len(out)) - 1)), 1 << len(out))
-    shape = list(out[drop:])
-    for i, s in enumerate(shape):
-        if s != 1 and ones >> i & 1:
-            shape[i] = 1
-    return tuple(shape)
-
-
-def shapes_and_params(draw, contract: Contract, opdef, budget: Budget) -> tuple[list[tuple[int, ...]], dict]:
-    """Each operand's shape and the op params, drawn with ``draw``."""
-    from oracles.params import draw_params
-
-    if opdef.draw_shapes is not None:  # the OpKind ties its operands' shapes together itself
-        shapes, params = draw(opdef.draw_shapes(contract, budget))
-        return [tuple(s) for s in shapes], params
-    family = opdef.family
-    nonempty = opdef.nonempty
-    primary = contract.inputs[0] if family != "where" else contract.inputs[1]
-    lo, hi = _rank_bounds(primary, budget)
-    if opdef.params == "single_dim":  # a dim in 0..rank needs rank >= 1
-        lo, hi = max(lo, 1), max(hi, 1)
-    rank, empty = _rank(draw, lo, hi, nonempty)
-    shape = _shape(draw, rank, empty, budget)
-    params = draw_params(opdef.params, draw, shape, contract.op_params, nonempty=nonempty)
-    shapes: list[tuple[int, ...]] = []
-    for spec in contract.inputs:
-        sc = spec.shape_constraint
-        if family == "reduce_to_backward" and spec is not contract.inputs[0]:
-            shapes.append(tuple(params["output_shape"]))
-        elif family in _BROADCASTING_FAMILIES and sc is not None and sc.kind == "broadcast_to":
-            shapes.append(_broadcast_operand(draw, shape, spec))
-        else:
-            shapes.append(shape)
-    return shapes, params
+def build_operand(draw, spec: InputSpec, dtype: str, shape: tuple[int, ...], fill):
+    """One operand of a family's long case (``Family.long_case``): a layout drawn within what
+    ``spec`` accepts, its storage filled by ``fill(count)``; (view, logical values, recipe)."""
+    recipe = draw(layout_recipe(shape, spec.layout))
+    stored_shape = storage_shape(shape, recipe)
+    stored = fill(int(np.prod(stored_shape))).reshape(stored_shape)
+    view = build_view(stored, shape, recipe, dtype)
+    return view, np.array(np.broadcast_to(stored, shape), order="C", copy=True), recipe
 
 
 def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarray:
@@ -139,25 +65,31 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
 
 
 @st.composite
-def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = Budget()) -> Case:
-    """One generated case for ``contract`` at fan dtype ``dtype``."""
+def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = DEFAULT_BUDGET) -> Case:
+    """One generated case for ``contract`` at fan dtype ``dtype``: its family draws the shapes,
+    the op params, the values it constrains and its long cases; layouts and free values are
+    drawn here."""
     import oracles
-    from judge.long_products import long_case
-    from judge.long_rows import accumulates
 
     opdef = oracles.get(contract.op_kind)
+    family = oracles.family_of(contract.op_kind)
     dtypes = input_dtypes(contract, dtype)
-    # The top value leads to long rows, so shrinking leads away from them.
-    if accumulates(opdef) and budget.long_row and draw(st.integers(0, 3)) == 3:
-        return draw(long_case(contract, opdef, dtypes, budget.long_row))
-    shapes, params = shapes_and_params(draw, contract, opdef, budget)
+    long = (family.long_case(contract, opdef, dtypes, budget.long_row, build_operand)
+            if budget.long_row else None)
+    # The top value leads to the long case, so shrinking leads away from it.
+    if long is not None and draw(st.integers(0, family.long_share - 1)) == family.long_share - 1:
+        operands, params = draw(long)
+        views, values, recipes = (tuple(part) for part in zip(*operands, strict=True))
+        return Case(dtypes[0], views, values, recipes, params)
+    shapes, params = family.draw_shapes(draw, contract, opdef, budget)
+    shapes = [tuple(s) for s in shapes]
     hints = tuple(opdef.hints(dtype))
     inputs, values, recipes, drawn = [], [], [], []
     for i, (shape, dt, spec) in enumerate(zip(shapes, dtypes, contract.inputs, strict=True)):
         recipe = draw_layout(draw, shape, spec.layout)
-        fixed = opdef.draw_input(i, dt, shapes, params) if opdef.draw_input else None
-        if fixed is not None:  # indices, masks: the OpKind draws the values (a stride-0 axis
-            # repeats the first slice along it, which stays within what the OpKind allows)
+        fixed = family.draw_input(opdef, i, dt, shapes, params)
+        if fixed is not None:  # indices, masks: the family draws the values (a stride-0 axis
+            # repeats the first slice along it, which stays within what the family allows)
             full = np.asarray(draw(fixed))
             stored = full[tuple(slice(0, n) for n in storage_shape(shape, recipe))]
         else:

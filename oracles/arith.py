@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from oracles.rounding import FloatSpec, round_dyadic, round_float, round_ratio, round_sqrt_ratio
+from numerics.rounding import FloatSpec, round_dyadic, round_float, round_ratio, round_sqrt_ratio
 
 ZERO = Fraction(0)
 NAN = math.nan

@@ -12,7 +12,7 @@
   is the one result.
 
 An oracle result carrying alternatives is a 3-tuple ``(bits, exact, alternatives)`` with the
-alternatives as Python floats (NaN meaning any NaN); ``families.float_output`` collects them into
+alternatives as Python floats (NaN meaning any NaN); ``oracles.output.float_output`` collects them into
 ``OracleOutput.admitted``.
 """
 
@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from numerics.rounding import FloatSpec, decode_float, float_spec
 from oracles import arith
-from oracles.families import float_output, output_spec, resolve_rule
-from oracles.rounding import FloatSpec, decode_float, float_spec
+from oracles.output import float_output, output_spec, resolve_rule
 from oracles.shapes import as_floats, broadcast
 
 INF = math.inf

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from oracles.rounding import decode_float, float_spec, round_float
+from numerics.rounding import decode_float, float_spec, round_float
 
 Hints = Callable[[str], list[float]]
 

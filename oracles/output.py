@@ -1,10 +1,18 @@
-"""The shape of an oracle's results (one ``OracleOutput`` per output of an evaluation)."""
+"""The shape of an oracle's results (one ``OracleOutput`` per output of an evaluation), and the
+helpers every family boxes its results with: the output format, the correctly rounded bits
+with their exact values, and the semantic rule an evaluation resolves."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from numerics.formats import dtype_name, get_format
+from numerics.rounding import FloatSpec, bits_to_array, float_spec
+from oracles.shapes import object_array
 
 
 @dataclass(frozen=True)
@@ -31,3 +39,36 @@ class OracleOutput:
     terms: np.ndarray | None = None
     acc_format: str | None = None
     admitted: np.ndarray | None = None
+
+
+def out_format(out_dtypes: Sequence, i: int = 0) -> str:
+    d = out_dtypes[i]
+    return d if isinstance(d, str) else dtype_name(d)
+
+
+def resolve_rule(rules: Mapping[str, str] | None, key: str, defaults: Mapping[str, str],
+                 allowed: Sequence[str]) -> str:
+    """The rule to evaluate under: the derived one, or the OpKind default where unspecified."""
+    value = (rules or {}).get(key)
+    if value in (None, "unspecified"):
+        value = defaults.get(key)
+    if value not in allowed:
+        raise ValueError(f"{key} rule {value!r} cannot be evaluated here (supported: {', '.join(allowed)})")
+    return value
+
+
+def float_output(results: list[tuple[int, Any]], fmt: str, shape: tuple[int, ...],
+                 **extra) -> OracleOutput:
+    """Results are (bits, exact) or (bits, exact, admitted alternatives) (``oracles.edges``)."""
+    bits = [r[0] for r in results]
+    exact = object_array([r[1] for r in results], shape)
+    if any(len(r) > 2 for r in results):
+        extra["admitted"] = object_array([r[2] if len(r) > 2 else () for r in results], shape)
+    return OracleOutput(expected=bits_to_array(bits, fmt, shape), exact=exact, **extra)
+
+
+def output_spec(out_dtypes) -> tuple[str, FloatSpec]:
+    fmt = out_format(out_dtypes)
+    if not get_format(fmt).is_float:
+        raise ValueError(f"expected a float output format, got {fmt}")
+    return fmt, float_spec(fmt)

@@ -1,199 +1,73 @@
-"""The oracle table: one ``OpDef`` per OpKind.
+"""The families, registered in one list, and the oracle table built from them: one ``OpDef`` per
+OpKind, each with the family it belongs to.
 
-Each row holds everything the Judge knows about an OpKind: family, arity, whether it is exact by
-definition (SPEC §4), its default semantic rules and the NaN rules it can be evaluated under, the
-op-param generator key, value hints and the evaluation function.
+A new family is a package under ``oracles/families/`` exporting ``FAMILY``; listing it in
+``_families`` is the only other edit. The table is built on the first lookup, not on import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from functools import cache
 
-from oracles import arith, cast, edges, hints, lastdim, movement, reductions
-from oracles.families import binary, compare, unary, unary_with_params, where
-from oracles.matmul_table import rows as matmul_rows
+from oracles.family import Family, OutputShapeRule
 from oracles.opdef import OpDef
 
-PROPAGATE = {"nan": "propagate"}
-EXTREMA_RULES = edges.EXTREMA_RULES
-# "Exact: returns one of the two operands" never orders -0 below +0 (oracles.edges).
-EXTREMA = {"nan": "propagate", "zeros": "unordered"}
-CLAMP = {"nan": "propagate", "zeros": "ordered"}
-SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
+
+def _families() -> tuple[Family, ...]:
+    from oracles.families import cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+
+    return (
+        elementwise.FAMILY,
+        reductions.FAMILY,
+        matmul.FAMILY,
+        cumsum.FAMILY,
+        cast.FAMILY,
+        movement.FAMILY,
+        lastdim.FAMILY,
+    )
 
 
-def _clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
-    for lo_key, hi_key in (("min", "max"), ("lo", "hi")):
-        if lo_key in params and hi_key in params:
-            return float(params[lo_key]), float(params[hi_key])
-    raise ValueError(f"clamp params need min/max or lo/hi (got {dict(params)})")
+@cache
+def families() -> tuple[Family, ...]:
+    """Every registered family, in registration order."""
+    found = _families()
+    names = [f.name for f in found]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two families share a name: {names}")
+    return found
 
 
-def _affine_params(params: Mapping[str, Any]) -> tuple[float, float]:
-    try:
-        return float(params["mul"]), float(params["add"])
-    except KeyError as e:
-        raise ValueError(f"Affine params need mul and add (got {dict(params)})") from e
+@cache
+def _index() -> tuple[dict[str, OpDef], dict[str, Family], dict[str, OutputShapeRule]]:
+    """(OpKind -> OpDef, OpKind -> its family, shape rule name -> rule); an OpKind or a shape
+    rule two families claim is an error here, not a silent override."""
+    table: dict[str, OpDef] = {}
+    family_of: dict[str, Family] = {}
+    rules: dict[str, OutputShapeRule] = {}
+    for family in families():
+        for row in family.rows():
+            if row.op_kind in table:
+                raise ValueError(f"{row.op_kind} is defined by both {family_of[row.op_kind].name} "
+                                 f"and {family.name}")
+            table[row.op_kind] = row
+            family_of[row.op_kind] = family
+        for name, rule in family.shape_rules.items():
+            if name in rules:
+                raise ValueError(f"shape rule {name}(...) is defined by two families")
+            rules[name] = rule
+    return table, family_of, rules
 
 
-def _powi_params(params: Mapping[str, Any]) -> tuple[float]:
-    try:
-        return (float(int(params["exp"])),)
-    except KeyError as e:
-        raise ValueError(f"PowI params need exp (got {dict(params)})") from e
+def table() -> dict[str, OpDef]:
+    """OpKind -> its ``OpDef``."""
+    return _index()[0]
 
 
-class _Transcendental:
-    """``oracles.transcendental`` (and mpmath behind it), imported on the first evaluation rather
-    than when contracts load and look up their OpKind defaults."""
-
-    def __getattr__(self, name: str):
-        def call(*args):
-            from oracles import transcendental
-
-            return getattr(transcendental, name)(*args)
-
-        call.__name__ = name
-        return call
+def family_table() -> dict[str, Family]:
+    """OpKind -> its family."""
+    return _index()[1]
 
 
-transcendental = _Transcendental()
-
-
-def _fma_x(x, mul, add, s):
-    return arith.fma(x, mul, add, s)
-
-
-def _powi_x(x, n, s):
-    return transcendental.power(x, n, s)
-
-
-def _unary(kind, fn, hint=hints.none, exact=False, domain="", f64_reference=None):
-    return OpDef(kind, "unary", 1, exact, PROPAGATE, unary(fn), hints=hint, domain=domain,
-                 sweep_inputs="all", f64_reference=f64_reference)
-
-
-def _nan_select_unary(kind, fn, hint):
-    """Relu/Step: a NaN input maps to 0 by default (x > 0 is false), or propagates."""
-    defaults = {"nan": "to_zero"}
-    return OpDef(kind, "unary", 1, True, defaults,
-                 unary(fn, rule="nan", defaults=defaults, allowed=("to_zero", "propagate")),
-                 hints=hint, nan_rules=("to_zero", "propagate"), sweep_inputs="all")
-
-
-def _binary(kind, fn, hint=hints.arithmetic):
-    return OpDef(kind, "binary", 2, False, PROPAGATE, binary(fn), hints=hint, sweep_inputs="grid")
-
-
-def _extremum(kind, largest):
-    return OpDef(kind, "binary", 2, True, EXTREMA, edges.extremum_elementwise(largest, EXTREMA),
-                 hints=hints.ties, nan_rules=EXTREMA_RULES, sweep_inputs="grid")
-
-
-def _compare(kind, pred):
-    return OpDef(kind, "compare", 2, True, {}, compare(pred), hints=hints.ties,
-                 nan_rules=(), domain="BOOL out; IEEE comparison: a NaN operand compares false (!= true)",
-                 sweep_inputs="grid")
-
-
-def _rows() -> list[OpDef]:
-    t = transcendental
-    a = arith
-    arg_defaults = {"nan": "ignore", "ties": "first_index"}
-    rem_defaults = {"nan": "propagate", "remainder": "floored"}
-    round_defaults = {"nan": "propagate", "rounding": "half_to_even"}
-    backward_defaults = {"nan": "propagate", "ties": "fair_share"}
-    return [
-        _unary("NegElementwise", a.neg, hints.ties, exact=True),
-        _nan_select_unary("ReluElementwise", a.relu, hints.ties),
-        _unary("SqrElementwise", a.sqr, hints.sqr),
-        _unary("SqrtElementwise", a.sqrt, hints.sqrt, domain="x >= 0; sqrt(-0) = -0",
-               f64_reference=("sqrt", 0)),
-        _unary("RsqrtElementwise", a.rsqrt, hints.sqrt, domain="x >= 0; rsqrt(±0) = ±inf"),
-        _unary("RecipElementwise", a.recip, hints.recip),
-        _unary("ExpElementwise", t.exp, hints.exp, f64_reference=("exp", 1)),
-        _unary("LogElementwise", t.log, hints.log, domain="x >= 0; log(±0) = -inf",
-               f64_reference=("log", 1)),
-        _unary("SinElementwise", t.sin, hints.trig, f64_reference=("sin", 2)),
-        _unary("CosElementwise", t.cos, hints.trig, f64_reference=("cos", 2)),
-        _unary("TanhElementwise", t.tanh, hints.saturating, f64_reference=("tanh", 1)),
-        _unary("SigmoidElementwise", t.sigmoid, hints.saturating),
-        _unary("SiluElementwise", t.silu, hints.saturating),
-        _unary("GeluElementwise", t.gelu_tanh, hints.gelu,
-               domain="tanh form 0.5·x·(1+tanh(√(2/π)(x+0.044715x³))), exact then rounded once"),
-        _unary("GeluErfElementwise", t.gelu_erf, hints.gelu),
-        _unary("ErfElementwise", t.erf, hints.saturating, f64_reference=("erf", 2)),
-        _unary("AbsElementwise", a.absolute, hints.ties, exact=True),
-        _unary("SignElementwise", a.sign, hints.ties, exact=True, domain="sign(±0) = +0"),
-        _nan_select_unary("StepElementwise", a.step, hints.ties),
-        _unary("FloorElementwise", a.floor, hints.rounding_ties, exact=True),
-        _unary("CeilElementwise", a.ceil, hints.rounding_ties, exact=True),
-        OpDef("RoundElementwise", "unary", 1, True, round_defaults,
-              unary(a.round_to_integer, rule="rounding", defaults=round_defaults,
-                    allowed=("half_to_even", "half_away_from_zero")),
-              hints=hints.rounding_ties, sweep_inputs="all"),
-        OpDef("PowIElementwise", "powi", 1, False, PROPAGATE, unary_with_params(_powi_x, _powi_params),
-              params="powi", hints=hints.power, domain="exp: i32; pow(x, 0) = 1 even for NaN"),
-        OpDef("Affine", "affine", 1, False, PROPAGATE, unary_with_params(_fma_x, _affine_params),
-              params="affine", hints=hints.arithmetic, domain="mul·x + add exactly, rounded once"),
-        OpDef("ClampElementwise", "clamp", 1, True, CLAMP,
-              edges.clamp_elementwise(_clamp_bounds, CLAMP), params="clamp", hints=hints.ties,
-              domain="zeros ordered: min(max(x, lo), hi), -0 below +0; unordered: two IEEE "
-                     "comparison-selects; NaN propagates"),
-        _binary("AddElementwise", a.add),
-        _binary("SubElementwise", a.sub),
-        _binary("MulElementwise", a.mul),
-        _binary("DivElementwise", a.div, hints.division),
-        _extremum("MaximumElementwise", True),
-        _extremum("MinimumElementwise", False),
-        OpDef("PowElementwise", "binary", 2, False, PROPAGATE, binary(t.power), hints=hints.power,
-              domain="C99 Annex F pow", sweep_inputs="grid"),
-        OpDef("RemElementwise", "binary", 2, False, rem_defaults,
-              binary(a.remainder, rule="remainder", defaults=rem_defaults,
-                     allowed=("floored", "truncated")),
-              hints=hints.division, domain="floored: sign of the divisor; truncated: C fmod",
-              sweep_inputs="grid"),
-        _compare("EqualElementwise", lambda u, v: u == v),
-        _compare("NotEqualElementwise", lambda u, v: u != v),
-        _compare("LessElementwise", lambda u, v: u < v),
-        _compare("LessEqualElementwise", lambda u, v: u <= v),
-        _compare("GreaterElementwise", lambda u, v: u > v),
-        _compare("GreaterEqualElementwise", lambda u, v: u >= v),
-        OpDef("Where", "where", 3, True, {}, where(a.value), hints=hints.ties,
-              nan_rules=("propagate",), domain="cond BOOL; broadcast(cond, a, b)"),
-        OpDef("SumReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=False),
-              params="reduce_dims", hints=hints.summation, reduction_bound="sum"),
-        OpDef("MeanReduce", "reduce", 1, False, SUMS, reductions.sum_or_mean(mean=True),
-              params="reduce_dims", hints=hints.summation, domain="mean of an empty set is NaN",
-              reduction_bound="mean", nonempty=True),
-        OpDef("MaxReduce", "reduce", 1, True, EXTREMA,
-              reductions.extremum_reduce(True, EXTREMA), params="reduce_dims",
-              hints=hints.ties, nan_rules=EXTREMA_RULES, nonempty=True),
-        OpDef("MinReduce", "reduce", 1, True, EXTREMA,
-              reductions.extremum_reduce(False, EXTREMA), params="reduce_dims",
-              hints=hints.ties, nan_rules=EXTREMA_RULES, nonempty=True),
-        OpDef("ReduceSumTo", "reduce_to", 1, False, SUMS, reductions.reduce_sum_to,
-              params="reduce_to", hints=hints.summation, reduction_bound="sum"),
-        OpDef("ReduceMaxTo", "reduce_to", 1, True, EXTREMA, reductions.reduce_max_to(EXTREMA),
-              params="reduce_to", hints=hints.ties, nan_rules=EXTREMA_RULES, nonempty=True),
-        OpDef("ReduceMaxToBackward", "reduce_to_backward", 2, False, backward_defaults,
-              reductions.reduce_max_to_backward(backward_defaults), params="reduce_to_backward",
-              hints=hints.ties, nan_rules=EXTREMA_RULES, nonempty=True,
-              domain="upstream / tie count at x == max (IEEE ==), +0 elsewhere"),
-        OpDef("ArgMaxDim", "argreduce", 1, True, arg_defaults,
-              reductions.arg_extremum(True, arg_defaults), params="single_dim", hints=hints.ties,
-              nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties",
-              nonempty=True),
-        OpDef("ArgMinDim", "argreduce", 1, True, arg_defaults,
-              reductions.arg_extremum(False, arg_defaults), params="single_dim", hints=hints.ties,
-              nan_rules=("ignore", "propagate"), domain="U32 out; first index wins ties",
-              nonempty=True),
-        *matmul_rows(),
-        *cast.rows(),
-        *movement.rows(),
-        *lastdim.rows(),
-    ]
-
-
-TABLE: dict[str, OpDef] = {row.op_kind: row for row in _rows()}
+def shape_rules() -> dict[str, OutputShapeRule]:
+    """The output shape rules the families define, by name."""
+    return _index()[2]

@@ -40,8 +40,8 @@ from mpmath.libmp import (
     to_float,
 )
 
+from numerics.rounding import FloatSpec
 from oracles.arith import INF, infinity, integer, nan, ratio, signbit, value, zero
-from oracles.rounding import FloatSpec
 from oracles.ziv import correctly_rounded, mpf_of_float
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from mpmath.libmp import from_man_exp
 
-from oracles.rounding import FloatSpec, round_dyadic
+from numerics.rounding import FloatSpec, round_dyadic
 
 GUARD_BITS = 32
 MAX_PRECISION = 1 << 14

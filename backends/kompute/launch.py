@@ -25,7 +25,7 @@ from backends.kompute.layout import (
 from backends.kompute.ops import OpEntry, program_name
 from backends.kompute.params import param_words
 from judge.api import KernelCall, TensorArg, contiguous_strides
-from judge.formats import get_format
+from numerics.formats import get_format
 
 # Word offsets in the metadata block (shaders/common.glsl).
 M_N, M_OP, M_FLAGS, M_COUNT, M_DIM_STRIDE = 0, 1, 2, 3, 4

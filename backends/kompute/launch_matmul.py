@@ -14,7 +14,7 @@ from backends.kompute.layout import (
     words_of,
 )
 from judge.api import KernelCall
-from judge.formats import get_format
+from numerics.formats import get_format
 
 # Word offsets in the metadata block (shaders/common.glsl).
 M_N, M_COUNT, M_DIM_STRIDE = 0, 3, 4

@@ -23,7 +23,7 @@ from backends.kompute.layout import (
 )
 from backends.kompute.ops import OpEntry
 from judge.api import KernelCall, TensorArg, contiguous_strides
-from judge.formats import get_format
+from numerics.formats import get_format
 
 PROGRAM = "move"
 STRIDED = ("Concat", "Flip", "Roll")  # the kinds whose Vulkan kernels walk strides

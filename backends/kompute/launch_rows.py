@@ -10,7 +10,7 @@ import numpy as np
 from backends.kompute import device
 from backends.kompute.layout import check_contiguous, from_words, words_of
 from judge.api import KernelCall
-from judge.formats import get_format
+from numerics.formats import get_format
 
 # Word offsets in the metadata block (shaders/common.glsl).
 M_N, M_OP, M_COUNT, M_PARAM = 0, 1, 3, 40

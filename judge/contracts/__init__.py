@@ -1,11 +1,12 @@
 """FKC contracts: loading, the typed model, lint findings (SPEC §3, §4). Data only: this package
 never imports ``oracles``; the Judge loads contracts through ``judge.suite``, which hands in each
-OpKind's default semantic rules.
+OpKind's default semantic rules and the output shape rules the families define.
 
 Light to import: the loader and its dependencies (PyYAML) load on first use.
 
-- ``load_paths(paths, *, defaults_for) -> LoadResult``; ``load_file(path, *, defaults_for)``;
-  ``load_text(text, filename, *, defaults_for)``
+- ``load_paths(paths, *, defaults_for, shape_rules=None) -> LoadResult``;
+  ``load_file(path, *, defaults_for, shape_rules=None)``;
+  ``load_text(text, filename, *, defaults_for, shape_rules=None)``
 - ``find_contract_files(paths)``; ``default_suite_path()``
 - ``ContractError``, ``LintWarning`` (``judge.contracts.errors``)
 - the model classes (``judge.contracts.model``)

@@ -16,7 +16,7 @@ from judge.contracts.model import (
 from judge.contracts.params import parse_constraint, unknown_parts
 from judge.contracts.reader import BlockReader, operand_names
 from judge.contracts.schema import LAYOUT_FLAGS
-from judge.formats import FORMATS
+from numerics.formats import FORMATS
 
 # The seeds name the ``output_shape`` op param ``out_shape`` in a shape constraint.
 PARAM_ALIASES = {"out_shape": "output_shape", "in_shape": "input_shape"}

@@ -25,6 +25,9 @@ from judge.contracts.semantics import derive
 #: The OpKind's default semantic rules, or None where the oracle does not define the OpKind
 #: (``judge.suite`` hands in ``oracles.semantic_defaults``: this package never imports it).
 DefaultsFor = Callable[[str], Mapping[str, str] | None]
+#: The output shape rules the families define (``name(a, b)``): name -> (fewest, most
+#: operand names; most None: any number). ``judge.suite`` hands in ``oracles.shape_rules()``.
+ShapeRules = Mapping[str, tuple[int, int | None]]
 
 
 def normalise(value: Any, node: Node, path: tuple, findings: Findings | None) -> Any:
@@ -70,6 +73,7 @@ def build_contract(
     suite: str = "",
     section: str = "",
     defaults_for: DefaultsFor,
+    shape_rules: ShapeRules,
 ) -> tuple[Contract | None, Findings]:
     raw = dict(parsed.tree)
     kernel = raw.get("kernel")
@@ -82,19 +86,21 @@ def build_contract(
             raw[key] = default
     tree = normalise(raw, BLOCK, (), findings)
     return _Builder(tree, findings, provider, suite, section, parsed.spelling,
-                    defaults_for).build(), findings
+                    defaults_for, shape_rules).build(), findings
 
 
 class _Builder(AcceptReader, ReturnReader, SectionsReader):
     """One block's contract, read clause by clause."""
 
-    def __init__(self, tree, findings, provider, suite, section, spelling, defaults_for):
+    def __init__(self, tree, findings, provider, suite, section, spelling, defaults_for,
+                 shape_rules):
         super().__init__(tree, findings)
         self.provider = provider
         self.suite = suite
         self.section = section
         self.spelling = spelling
         self.defaults_for = defaults_for
+        self.shape_rules = shape_rules
 
     # -- the block -------------------------------------------------------------------------
 

@@ -110,3 +110,17 @@ def _eval(tree, variables):
     if kind == "*":
         return a * b
     return a / b
+
+
+def cost_class_work(cls: str | None) -> str | None:
+    """What a block's ``cost.class`` is measured against: "flops" for a compute class,
+    "bytes_moved" for a bandwidth class, None for a class the vocabulary does not list
+    (``vocabulary.toml``: the classes are the contract's words, kept as data)."""
+    from judge.contracts.semantics import vocabulary_file
+
+    classes = vocabulary_file()["cost_classes"]
+    if cls in classes["compute"]:
+        return "flops"
+    if cls in classes["bandwidth"]:
+        return "bytes_moved"
+    return None

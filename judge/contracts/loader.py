@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.contracts.blocktree import BlockSyntaxError, parse_block
-from judge.contracts.build import DefaultsFor, build_contract, normalise
+from judge.contracts.build import DefaultsFor, ShapeRules, build_contract, normalise
 from judge.contracts.errors import ContractError, LintWarning, format_path
 from judge.contracts.markdown import kernel_hint, split_markdown
 from judge.contracts.model import Contract, ContractFile, Provider
@@ -97,32 +97,35 @@ def contract_files_with_roots(paths: Iterable[str | os.PathLike]) -> list[tuple[
 
 
 def load_paths(paths: Iterable[str | os.PathLike] | None = None, *,
-               defaults_for: DefaultsFor) -> LoadResult:
+               defaults_for: DefaultsFor, shape_rules: ShapeRules | None = None) -> LoadResult:
     """Load every contract file under ``paths`` (default: the embedded suite)."""
     if paths is None:
         paths = [_as_found(default_suite_path())]
     result = LoadResult()
     for path, suite in contract_files_with_roots(paths):
-        result.extend(load_file(path, suite=suite, defaults_for=defaults_for))
+        result.extend(load_file(path, suite=suite, defaults_for=defaults_for,
+                                shape_rules=shape_rules))
     return result
 
 
 def load_file(path: str | os.PathLike, *, suite: str | None = None,
-              defaults_for: DefaultsFor) -> LoadResult:
+              defaults_for: DefaultsFor, shape_rules: ShapeRules | None = None) -> LoadResult:
     """Load one file. Raises ``OSError`` when it cannot be read."""
     path = os.fspath(path)
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     return load_text(text, path, suite=suite if suite is not None else os.path.dirname(path),
-                     defaults_for=defaults_for)
+                     defaults_for=defaults_for, shape_rules=shape_rules)
 
 
 def load_text(text: str, filename: str, *, suite: str = "",
-              defaults_for: DefaultsFor) -> LoadResult:
+              defaults_for: DefaultsFor, shape_rules: ShapeRules | None = None) -> LoadResult:
     """Load the contracts of one file's text; ``filename`` is how messages name it.
 
     ``defaults_for(op_kind)`` gives each OpKind's default semantic rules (None: no such OpKind);
-    the Judge loads through ``judge.suite``, which hands in the oracle's."""
+    ``shape_rules`` the output shape rules the families define beside same_as, broadcast and
+    reduce (name -> fewest and most operand names). The Judge loads through ``judge.suite``,
+    which hands in the oracle's."""
     result = LoadResult()
     raw = split_markdown(text, filename)
     result.errors += raw.errors
@@ -140,7 +143,8 @@ def load_text(text: str, filename: str, *, suite: str = "",
             continue
         contract, findings = build_contract(
             parsed, file=filename, first_line=block.first_line, provider=provider,
-            kernel_hint=hint, suite=suite, section=block.section, defaults_for=defaults_for)
+            kernel_hint=hint, suite=suite, section=block.section, defaults_for=defaults_for,
+            shape_rules=shape_rules or {})
         result.warnings += findings.warnings
         result.errors += findings.errors
         name = parsed.tree.get("kernel")

@@ -125,11 +125,11 @@ class DtypeRule:
 @dataclass(frozen=True)
 class ShapeRule:
     """An output's shape rule. ``same_as``, ``broadcast`` and ``reduce`` are computed from the
-    operands' shapes (and reduce's op params); any other kind is one of ``OP_SHAPE_RULES``: the
-    OpKind's own shape function (``OpDef.out_shape``) computes it from every operand's shape and
-    the op params, the way Fuel's dispatch computes the pre-allocated output."""
+    operands' shapes (and reduce's op params); any other kind is a rule a family defines: its
+    own shape function computes it from the named operands' shapes and the op params, the way
+    Fuel's dispatch computes the pre-allocated output."""
 
-    kind: str  # "same_as" | "broadcast" | "reduce" | an OpKind-defined rule (``OP_SHAPE_RULES``)
+    kind: str  # "same_as" | "broadcast" | "reduce" | a family-defined rule
     refs: tuple[str, ...]  # operands named
     reduce_by: str | None = None  # "dims" | "output_shape" for reduce
     keepdim: str | None = None  # the keepdim argument name for reduce, if given

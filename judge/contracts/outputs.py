@@ -6,18 +6,15 @@ import re
 
 from judge.contracts.model import DtypeRule, OutputSpec, ShapeRule
 from judge.contracts.reader import BlockReader, operand_names
-from judge.formats import FORMATS
+from numerics.formats import FORMATS
 
 REDUCE_BY = ("dims", "output_shape")
-
-# Shape rules whose shape the OpKind itself computes (``OpDef.out_shape``), with how many operand
-# names each takes (lo, hi; hi None: any number): matmul(lhs, rhs) is [..lhs batch.., m, n],
-# concat(a, b, ...) joins along the op params' axis, index_select(source, indices) replaces the
-# selected axis by the index count.
-OP_SHAPE_RULES: dict[str, tuple[int, int | None]] = {
-    "matmul": (2, 2),
-    "concat": (1, None),
-    "index_select": (2, 2),
+# The shape rules of the format itself, with how many operand names each takes (lo, hi; hi None:
+# any number). The families define more (``self.shape_rules``, handed in by the loader's caller).
+BUILT_IN_SHAPE_RULES: dict[str, tuple[int, int | None]] = {
+    "same_as": (1, 1),
+    "broadcast": (2, None),
+    "reduce": (2, 3),
 }
 
 _CALL = re.compile(r"^([a-z_]+)\(([^()]*)\)$")
@@ -87,11 +84,11 @@ class ReturnReader(BlockReader):
             return None
         args = [a.strip() for a in match.group(2).split(",")] if match else []
         kind = match.group(1) if match else None
-        shapes = {"same_as": (1, 1), "broadcast": (2, None), "reduce": (2, 3), **OP_SHAPE_RULES}
+        shapes = {**BUILT_IN_SHAPE_RULES, **self.shape_rules}
         if kind not in shapes or not all(args):
             self.f.error(path, f"{text!r} is not a shape rule (use same_as(x), broadcast(a, b[, c]),"
                                " reduce(input, dims|output_shape, keepdim) or one of "
-                               f"{', '.join(f'{k}(...)' for k in OP_SHAPE_RULES)})")
+                               f"{', '.join(f'{k}(...)' for k in self.shape_rules)})")
             return None
         lo, hi = shapes[kind]
         if len(args) < lo or (hi is not None and len(args) > hi):

@@ -33,11 +33,16 @@ class Phrase:
 @cache
 def vocabulary() -> tuple[Phrase, ...]:
     """The phrase vocabulary (``vocabulary.toml`` beside this module), in the order it is tried."""
+    return tuple(Phrase(**entry) for entry in vocabulary_file()["phrase"])
+
+
+@cache
+def vocabulary_file() -> dict:
+    """``vocabulary.toml``: the phrases of semantic rules and the cost classes."""
     import tomllib
     from importlib.resources import files
 
-    table = tomllib.loads(files("judge.contracts").joinpath("vocabulary.toml").read_text())
-    return tuple(Phrase(**entry) for entry in table["phrase"])
+    return tomllib.loads(files("judge.contracts").joinpath("vocabulary.toml").read_text())
 
 @cache
 def _compiled() -> tuple[tuple[Phrase, re.Pattern], ...]:

@@ -23,9 +23,6 @@ from judge.measure.sizes import DEFAULT_LOG2, cost_variables, make_call, plan_ca
 from judge.measure.timed import RunCall
 from judge.measure.timing import WARMUP_CALLS, SizeSample, TimingPolicy, time_size
 
-BANDWIDTH_CLASSES = ("cheap_elementwise", "elementwise", "reduction", "memory_bound", "copy",
-                     "bandwidth")
-COMPUTE_CLASSES = ("compute_bound", "compute", "transcendental", "matmul", "gemm")
 SPREAD_LIMIT = 0.2  # IQR / median above this makes a size noisy
 FIT_LIMIT = 0.15  # rms relative residual above this: time is not linear in the hinted work
 ROOF_OVER = 1.1  # a rate above 110% of the copy: the hint counts more work than is done
@@ -91,10 +88,13 @@ class MeasureRun:
 
 def work_of(cost) -> tuple[str, object, str, str]:
     """(name, expression, unit, note): what ``work(n)`` is for this cost block."""
+    from judge.contracts.cost import cost_class_work
+
     cls = cost.cls or ""
-    if cls in COMPUTE_CLASSES and cost.flops is not None:
+    work = cost_class_work(cls)
+    if work == "flops" and cost.flops is not None:
         return "flops", cost.flops, "flop", ""
-    if cls in BANDWIDTH_CLASSES and cost.bytes_moved is not None:
+    if work == "bytes_moved" and cost.bytes_moved is not None:
         return "bytes_moved", cost.bytes_moved, "B", ""
     for name, expr, unit in (("bytes_moved", cost.bytes_moved, "B"), ("flops", cost.flops, "flop")):
         if expr is not None:

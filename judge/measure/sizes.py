@@ -1,16 +1,16 @@
 """What is measured at size n: the geometric size range, and for one contract the shapes, op
 params and contiguous inputs of a call whose primary input holds n elements.
 
-Shapes follow the contract's accept clause: the lowest rank it accepts (at least 1; a reduction
-takes rank 2 where it may, reducing the last axis of 256 elements), every operand of the
-primary shape (``same_as`` and ``broadcast_to`` both hold), reductions' op params chosen over
-the last axis. Values are drawn uniformly from [0.5, 1.5): inside every elementwise domain
-(log, sqrt, recip, pow), never subnormal, so no slow path is timed.
+Shapes and op params are the OpKind family's size plan (``oracles.family.Family.size_plan``):
+the lowest rank the contract accepts (at least 1; an OpKind that folds rows takes rank 2 where
+it may, rows of 256 elements), every operand of the primary shape unless the family says
+otherwise, op params chosen over the last axis. Values are drawn uniformly from [0.5, 1.5):
+inside every elementwise domain (log, sqrt, recip, pow), never subnormal, so no slow path is
+timed.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,6 @@ from judge.contracts.model import Contract
 # log2 of the default smallest and largest primary input, per device class: a CPU (and Mesa's
 # lavapipe, which runs Vulkan on the CPU) stops at 2^20 elements, a CUDA device goes to 2^26.
 DEFAULT_LOG2 = {"cpu": (4, 20), "vulkan": (4, 20), "cuda": (4, 26)}
-REDUCED_AXIS = 256  # elements along the reduced (last) axis of a rank-2 reduction input
 
 
 def size_range(lo: int, hi: int) -> list[int]:
@@ -56,84 +55,26 @@ class Plan:
     params: dict[str, Any]
 
 
-def _primary_shape(contract: Contract, n: int, reduces: bool) -> tuple[int, ...]:
-    rank_range = contract.inputs[0].rank
-    rank = max(rank_range.lo, 2 if reduces else 1)
-    if rank_range.hi is not None:
-        rank = min(rank, rank_range.hi)
-    if rank == 0:
-        raise ValueError(f"{contract.kernel}: accepts only rank 0, which has no size to vary")
-    if rank == 1:
-        return (n,)
-    inner = min(n, REDUCED_AXIS)
-    return (1,) * (rank - 2) + (n // inner, inner)
-
-
-# Op params of the OpKinds that work along the last axis: (rows, row length, axis) -> params.
-_ROWS = {
-    "cumsum": lambda rows, length, axis: {"outer_count": rows, "dim_size": length,
-                                          "inner_count": 1, "axis": axis},
-    "softmax_last_dim": lambda rows, length, axis: {"outer_count": rows, "last_dim": length},
-    "norm_last_dim": lambda rows, length, axis: {"outer_count": rows, "last_dim": length,
-                                                 "eps": 2.0**-20},
-}
-
-
 def plan_call(contract: Contract, dtype: str, n: int) -> Plan:
-    """The call measured at size ``n`` for dtype ``dtype`` (raises ValueError if none fits)."""
+    """The call measured at size ``n`` for dtype ``dtype`` (raises ValueError if none fits): its
+    shapes and op params are the OpKind family's size plan (``Family.size_plan``)."""
     import oracles
     from judge.strategies import input_dtypes
 
     opdef = oracles.get(contract.op_kind)
-    if opdef.draw_shapes is not None and opdef.params not in _ROWS:
-        raise ValueError(f"{contract.kernel}: {contract.op_kind} draws its own operand shapes and "
+    family = oracles.family_of(contract.op_kind)
+    if family.size_plan is None:
+        raise ValueError(f"{contract.kernel}: {contract.op_kind} ties its operands' shapes to its "
                          "op params; there is no size plan for it yet")
-    key = opdef.params
-    reduces = key in ("reduce_dims", "single_dim", "reduce_to", "reduce_to_backward", *_ROWS)
-    shape = _primary_shape(contract, n, reduces)
-    last = len(shape) - 1
-    fields = contract.op_params
-    if key == "none":
-        params: dict[str, Any] = {}
-    elif key in ("reduce_dims", "single_dim"):
-        params = {"dims": [last], "keepdim": False}
-    elif key in ("reduce_to", "reduce_to_backward"):
-        params = {"input_shape": list(shape),
-                  "output_shape": [1 if a == last else s for a, s in enumerate(shape)]}
-    elif key == "affine":
-        params = {"mul": _fixed(fields, "mul", 2.0), "add": _fixed(fields, "add", 0.5)}
-    elif key == "clamp":
-        names = ("lo", "hi") if fields.field("lo") is not None else ("min", "max")
-        params = {names[0]: 0.75, names[1]: 1.25}
-    elif key == "powi":
-        params = {"exp": 3}
-    elif key in _ROWS:  # along the last axis, in rows of its extent
-        params = _ROWS[key](math.prod(shape[:-1]), shape[-1], last)
-    else:
-        raise ValueError(f"{contract.kernel}: no size plan for op-param generator {key!r}")
-    shapes = []
-    for i, _spec in enumerate(contract.inputs):
-        if key == "reduce_to_backward" and i > 0:
-            shapes.append(tuple(params["output_shape"]))
-        else:
-            shapes.append(shape)
-    return Plan(n, tuple(shapes), tuple(input_dtypes(contract, dtype)), params)
-
-
-def _fixed(fields, name: str, default: float) -> float:
-    f = fields.field(name)
-    if f is not None and f.constraint is not None:
-        for part in (f.constraint, *f.constraint.parts):
-            if part.kind == "eq":
-                return float(part.value)
-    return default
+    shapes, params = family.size_plan(contract, opdef, n)
+    return Plan(n, tuple(tuple(s) for s in shapes), tuple(input_dtypes(contract, dtype)), params)
 
 
 def make_call(contract: Contract, plan: Plan, seed: int = 0) -> KernelCall:
     """A ``KernelCall`` with contiguous inputs and poison-filled outputs, as the executor
     would pass them."""
     from judge.executor import derived_params, output_dtypes, output_shapes, poison_output
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     rng = np.random.default_rng(seed)
     inputs = []
@@ -155,7 +96,7 @@ def make_call(contract: Contract, plan: Plan, seed: int = 0) -> KernelCall:
 def cost_variables(call: KernelCall, dtype: str) -> dict[str, float]:
     """The cost-expression variables of ``call``: n (elements written), n_in / in_elems (the
     primary input's elements), n_out / out_elems (the first output's), dtype_bytes."""
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     n_in = float(call.inputs[0].size)
     n_out = float(call.outputs[0].size) if call.outputs else n_in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judge.formats import Format
+from numerics.formats import Format
 
 
 def bits_dtype(itemsize: int) -> np.dtype:

@@ -12,12 +12,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge import ulp
 from judge.executor import Finding
-from judge.formats import Format, get_format
 from judge.scoring.describe import bits_dtype, describe_bits
 from judge.scoring.rules import (
-    ELEMENTWISE,
     MAX_REPORTED,
     Counts,
     bound_kind,
@@ -28,6 +25,8 @@ from judge.scoring.rules import (
     sanity_factor,
     sanity_text,
 )
+from numerics import ulp
+from numerics.formats import Format, get_format
 
 
 @dataclass
@@ -46,10 +45,13 @@ def _f(x) -> float:
         return math.inf if x > 0 else -math.inf
 
 
-def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out_shape, family) -> str:
+def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out_shape,
+              elementwise: bool) -> str:
+    """The inputs behind output element ``index``: each one's element there where the family
+    is elementwise, else the whole operand (small ones spelled out)."""
     parts = []
     for name, v in zip(names, values, strict=True):
-        if family in ELEMENTWISE and v.ndim <= len(out_shape):
+        if elementwise and v.ndim <= len(out_shape):
             b = np.asarray(np.broadcast_to(v, out_shape)[index] if out_shape else v[()])
             bits = int(b.view(bits_dtype(b.itemsize))) if b.dtype != np.bool_ else int(b)
             parts.append(f"{name}={b.item()!r} (0x{bits:X})")
@@ -68,6 +70,7 @@ class _Output:
 
     contract: object
     opdef: object
+    family: object
     rules: object
     values: tuple
     names: tuple
@@ -87,7 +90,7 @@ class _Output:
         msgs = self.failures.setdefault(check, [])
         msgs.append(idx)
         if len(msgs) <= MAX_REPORTED:
-            inputs = _input_at(self.values, self.names, idx, shape, self.opdef.family)
+            inputs = _input_at(self.values, self.names, idx, shape, self.family.elementwise)
             msgs[-1] = (f"output {self.output} element {list(idx)}: inputs {inputs}; expected "
                         f"{describe_bits(int(self.exp_bits[i]), self.fmt)}, observed "
                         f"{describe_bits(int(self.obs_bits[i]), self.fmt)}; {why}")
@@ -99,14 +102,16 @@ class _Output:
 def score_output(contract, opdef, rules, values, names, params, observed: np.ndarray,
                  oracle_out, out_dtype: str, output: int, score: Score) -> None:
     """Score one output array against one oracle output; appends to ``score``."""
+    import oracles
+
     fmt = get_format(out_dtype)
     expected = np.asarray(oracle_out.expected)
     n = expected.size
     score.elements += n
     if n == 0:
         return
-    out = _Output(contract, opdef, rules, values, names, params, observed, expected, fmt, output,
-                  bound_kind(contract, opdef),
+    out = _Output(contract, opdef, oracles.family_of(opdef.op_kind), rules, values, names, params,
+                  observed, expected, fmt, output, bound_kind(contract, opdef),
                   np.ascontiguousarray(observed).view(fmt.bits_dtype).reshape(-1),
                   np.ascontiguousarray(expected).view(fmt.bits_dtype).reshape(-1))
     if not fmt.is_float:
@@ -117,16 +122,21 @@ def score_output(contract, opdef, rules, values, names, params, observed: np.nda
 
 
 def _score_integers(out: _Output) -> None:
-    """Integer and BOOL outputs: bit for bit; a mismatch a NaN input explains is a NaN failure."""
+    """Integer and BOOL outputs: bit for bit. A mismatch the OpKind's family explains (an index
+    reduction's tie) is what it says; otherwise one a NaN input reaches is a NaN failure."""
     shape = out.expected.shape
-    nan_mask = nan_involved(out.opdef, out.values, out.params, shape).reshape(-1)
+    nan_mask = nan_involved(out.family, out.opdef, out.values, out.params, shape).reshape(-1)
     nan_rule = out.rules.nan
+    nan_why = f"the NaN rule is {nan_rule.value} (from {nan_rule.source})"
     for i in np.flatnonzero(out.obs_bits != out.exp_bits):
         i = int(i)
-        check, why = _classify_integer_mismatch(out.opdef, out.values, out.params, shape, i,
+        explained = out.family.explain_mismatch(out.opdef, out.values, out.params, shape, i,
                                                 out.observed, out.expected)
-        if check == "nan" or (check == "exact" and nan_mask[i] and out.opdef.family != "argreduce"):
-            check, why = "nan", f"the NaN rule is {nan_rule.value} (from {nan_rule.source})"
+        if explained is None:
+            check, why = ("nan", nan_why) if nan_mask[i] else ("exact", "exact by definition (bit-for-bit)")
+        else:
+            check, why = explained
+            why = nan_why if check == "nan" else why
         out.fail(check, i, why)
 
 
@@ -300,23 +310,6 @@ def _admitted(oracle_out, obs_f: np.ndarray, n: int) -> np.ndarray:
                 out[i] = True
                 break
     return out
-
-
-def _classify_integer_mismatch(opdef, values, params, shape, i, observed, expected) -> tuple[str, str]:
-    """Index reductions: an observed index whose value equals the expected one is a tie failure."""
-    if opdef.family == "argreduce":
-        dim = params["dims"][0]
-        x = values[0]
-        idx = list(np.unravel_index(i, shape)) if shape else []
-        got, want = int(observed.reshape(-1)[i]), int(expected.reshape(-1)[i])
-        if 0 <= got < x.shape[dim]:
-            a = x[tuple(idx[:dim] + [got] + idx[dim:])]
-            b = x[tuple(idx[:dim] + [want] + idx[dim:])]
-            if a != a or b != b:  # what broke is which NaN (or number) the NaN rule picks
-                return "nan", ""
-            if a == b:
-                return "ties", "equal values: the tie rule picks the first index"
-    return "exact", "exact by definition (bit-for-bit)"
 
 
 def _emit(score: Score, failures: dict[str, list], rules, n: int) -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judge.executor import Finding
-from judge.formats import Format
+from numerics.formats import Format
 
 
 @dataclass
@@ -53,8 +53,6 @@ class Counts:
     implausible: int = 0
 
 MAX_REPORTED = 3  # elements spelled out per failing check
-# Families whose output element i depends on the input elements broadcast to i alone.
-ELEMENTWISE = frozenset({"unary", "binary", "compare", "where", "affine", "clamp", "powi"})
 BOUND_KINDS = ("exact", "declared", "reduction", "sanity")
 
 
@@ -102,30 +100,19 @@ def flushed(observed, expected, fmt: Format):
     return (observed == 0) & (expected != 0) & (abs(expected) < 2.0 ** fmt.emin)
 
 
-def nan_involved(opdef, values: tuple[np.ndarray, ...], params: dict, out_shape: tuple[int, ...]) -> np.ndarray:
-    """Output elements that a NaN input contributes to (to tell NaN-rule failures apart)."""
+def nan_involved(family, opdef, values: tuple[np.ndarray, ...], params: dict,
+                 out_shape: tuple[int, ...]) -> np.ndarray:
+    """Output elements that a NaN input contributes to (to tell NaN-rule failures apart): where
+    the OpKind's family is elementwise, the outputs each NaN broadcasts to; elsewhere, those its
+    family says the NaN reaches (``Family.reach``)."""
     masks = [_nan_mask(v) if v.dtype.kind == "f" or v.dtype.name == "bfloat16"
              else np.zeros(v.shape, bool) for v in values]
-    family = opdef.family
-    if family in ELEMENTWISE:
+    if family.elementwise:
         out = np.zeros(out_shape, bool)
         for m in masks:
             out = out | np.broadcast_to(m, out_shape)
         return out
-    m = masks[0]
-    if family in ("reduce", "argreduce"):
-        dims = tuple(params.get("dims", ()))
-        r = np.any(m, axis=dims, keepdims=bool(params.get("keepdim", False))) if dims else m
-        return np.broadcast_to(r, out_shape)
-    if family in ("reduce_to", "reduce_to_backward"):
-        target = tuple(params["output_shape"])
-        axes = tuple(a for a, (i, o) in enumerate(zip(m.shape, target, strict=True)) if o == 1 and i != 1)
-        r = np.any(m, axis=axes, keepdims=True) if axes else m
-        r = np.broadcast_to(r, m.shape) if family == "reduce_to_backward" else r
-        if family == "reduce_to_backward":
-            r = r | np.broadcast_to(_nan_mask(values[1]).reshape(target), m.shape)
-        return np.broadcast_to(r, out_shape)
-    return np.zeros(out_shape, bool)
+    return np.asarray(family.reach(opdef, masks, params, out_shape))
 
 
 def _nan_mask(v: np.ndarray) -> np.ndarray:

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judge.executor import Finding
-from judge.formats import Format
 from judge.scoring.describe import describe_bits
 from judge.scoring.rules import is_reported
 from judge.scoring.vector import Classified, classify, error_maxima, errors
 from judge.scoring.xp import ops_for
+from numerics.formats import Format
 
 HIST_BINS = 4096  # ULP distances counted exactly up to this; larger ones share the last bin
 # Checks whose failing elements broke a numeric bound (the "over bound" count of a sweep).

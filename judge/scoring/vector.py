@@ -8,8 +8,8 @@ double-double exact value ``hi + lo`` (a 16-bit sweep's oracle table) or on an F
 (``judge.scoring.xp``). It is proven to give the exact scorer's counts, ULP distances, ULP-real
 errors and failing checks (tests/sweep/test_vscore.py, tests/sweep/test_one_rulebook.py).
 
-Only elementwise families are scored here (unary, binary, compare), where output element i
-depends on input element i alone.
+Only the OpKinds a sweep covers are scored here: elementwise ones of one or two operands, where
+output element i depends on input element i alone.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judge.executor import Finding
-from judge.formats import Format, get_format
 from judge.scoring import rules as rulebook
 from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import MAX_REPORTED, Counts, bound_kind, flushed, is_reported
 from judge.scoring.xp import ops_for
+from numerics.formats import Format, get_format
 
 
 @dataclass(frozen=True)
@@ -204,8 +204,11 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
     exp_bits = np.asarray(expected.bits, dtype=fmt.bits_dtype).reshape(-1)
     report = _Reporter(values, names, obs_bits, exp_bits, fmt, output, n)
     if not fmt.is_float:
+        import oracles
+
+        family = oracles.family_of(opdef.op_kind)
         with np.errstate(invalid="ignore"):  # NaN inputs cast to float64 for the mask
-            nan_mask = rulebook.nan_involved(opdef, values, params, obs_arr.shape).reshape(-1)
+            nan_mask = rulebook.nan_involved(family, opdef, values, params, obs_arr.shape).reshape(-1)
         mism = obs_bits != exp_bits
         report.add(Hit("nan", mism & nan_mask, f"the NaN rule is {rules.nan.value} (from {rules.nan.source})"))
         report.add(Hit("exact", mism & ~nan_mask, "exact by definition (bit-for-bit)"))

@@ -62,7 +62,7 @@ class NumpyOps:
 
     def ulp_distance(self, a_bits, b_bits, fmt):
         if self.xp is np:
-            from judge.ulp import ulp_distance
+            from numerics.ulp import ulp_distance
 
             return ulp_distance(a_bits, b_bits, fmt)
         return ordinal_distance(self, a_bits, b_bits, fmt)
@@ -114,7 +114,7 @@ class TorchOps(NumpyOps):
 
 def ordinal_distance(ops, a_bits, b_bits, fmt):
     """|ordinal(a) − ordinal(b)| of bit patterns (any integer dtype, signed or not), as in
-    ``judge.ulp.ulp_distance`` for formats of up to 32 bits (no NaN: callers exclude them)."""
+    ``numerics.ulp.ulp_distance`` for formats of up to 32 bits (no NaN: callers exclude them)."""
     return ops.xp.abs(_ordinal(ops, a_bits, fmt) - _ordinal(ops, b_bits, fmt))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judge.formats import get_format
+from numerics.formats import get_format
 
 MARGIN_F64_ULPS = 16
 CROSS_CHECK_PER_CHUNK = 64

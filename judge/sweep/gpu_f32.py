@@ -28,14 +28,14 @@ import numpy as np
 from judge import verdict
 from judge.api import KernelCall, TensorArg
 from judge.executor import Finding
-from judge.formats import get_format
 from judge.results import ResultRow
 from judge.scoring import tally as scoring
 from judge.scoring.rules import bound_kind, derived_bound
 from judge.sweep import f32_reference
 from judge.sweep.resident import resident_call, takes_device_arrays
 from judge.sweep.run import backend_supports, opdef_or_reason
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 F32 = get_format("F32")
 POISON_F32 = POISON_BITS["F32"]

@@ -21,7 +21,7 @@ from functools import cache
 
 import numpy as np
 
-from judge.formats import Format, get_format
+from numerics.formats import Format, get_format
 
 GRID_SIZE = 1024
 SWEEP_FORMATS = ("BF16", "F16")

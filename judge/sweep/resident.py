@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from judge.api import KernelCall, TensorArg
-from judge.values import POISON_BITS
+from numerics.values import POISON_BITS
 
 POISON_F32 = POISON_BITS["F32"]
 

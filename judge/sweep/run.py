@@ -30,14 +30,14 @@ from judge.cases import CaseRecord
 from judge.contracts.model import Contract
 from judge.executor import Finding, execute, output_dtypes
 from judge.expectations import Expectations
-from judge.formats import get_format
 from judge.results import ResultRow
 from judge.scoring.describe import describe, describe_bits
 from judge.scoring.rules import bound_kind, derived_bound
 from judge.scoring.vector import Expected, VectorScore, score_elementwise
 from judge.sweep import tables
 from judge.sweep.inputs import GRID_SIZE, SWEEP_FORMATS, as_values
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 # Op-param fields the executor derives itself (element counts, fast-path flags): no choice to make.
 DERIVED_PARAMS = {"n", "out_size", "flags", "input_shape"}
@@ -93,8 +93,10 @@ def sweep_support(contract: Contract, backend: Backend, dtype: str, *, cross: bo
     if isinstance(opdef, str):
         return opdef
     if opdef.sweep_inputs is None:
-        return (f"{contract.op_kind} is a {opdef.family} op; sweeps cover elementwise "
-                f"unary, binary and compare ops")
+        import oracles
+
+        return (f"{contract.op_kind} ({oracles.family_of(contract.op_kind).name}) has no "
+                f"exhaustive input set; sweeps cover elementwise unary, binary and compare ops")
     chosen = [f.name for f in contract.op_params.fields if f.name not in DERIVED_PARAMS]
     if chosen:
         return f"{contract.kernel} takes op params ({', '.join(chosen)}); a sweep has no values for them"

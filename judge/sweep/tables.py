@@ -9,8 +9,8 @@ exact values that are nonzero but below F64's smallest subnormal (stored as hi =
 scoring they differ from zero only in the relative error, which is 1 against an observed 0).
 
 Tables are keyed by op kind, input set (``all`` bit patterns or a ``grid<N>`` pair grid), input
-and output format, the semantic rules, and a digest of the oracle's source files (``oracles/*.py``
-and ``judge/formats.py``): editing the oracle invalidates every table built from it. The cache
+and output format, the semantic rules, and a digest of the oracle's source files (every module
+of ``oracles`` and ``numerics``): editing the oracle invalidates every table built from it. The cache
 folder is ``$JUDGE_CACHE_DIR/tables`` when that variable is set, else
 ``~/.cache/fuel-judge/tables``. Files are written atomically (temporary name, then rename), so
 concurrent builders at worst build twice.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.formats import get_format
+from numerics.formats import get_format
 
 TABLE_FORMAT = 2  # bump when the stored arrays change; part of every file name
 CHUNK = 4096  # elements per pool task: small enough to balance, large enough to amortise pickling
@@ -101,15 +101,17 @@ def cache_dir() -> Path:
 
 
 def oracle_digest() -> str:
-    """sha256 over the oracle's source files (and the format table it rounds into)."""
-    import judge.formats
+    """sha256 over the oracle's source files and the numerics it rounds with (every family
+    package and the lower floor: a table is only as current as the code that computed it)."""
+    import numerics
     import oracles
 
     h = hashlib.sha256()
-    files = sorted(Path(oracles.__file__).parent.glob("*.py")) + [Path(judge.formats.__file__)]
-    for path in files:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for package in (oracles, numerics):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            h.update(f"{package.__name__}/{path.relative_to(root).as_posix()}".encode())
+            h.update(path.read_bytes())
     return h.hexdigest()
 
 

@@ -4,7 +4,7 @@
 overflow to ±inf) and returns the bit patterns. F32 uses the IEEE 754 convertFormat operation
 (numpy's float64 -> float32 cast, which the standard requires to be correctly rounded under the
 default rounding mode); F16 and BF16 use integer arithmetic on the binary64 encoding, the same
-formula as ``oracles.rounding.round_dyadic``.
+formula as ``numerics.rounding.round_dyadic``.
 
 ``certify(y, bound, s)``: for approximations y with |v − y| <= bound·|y| (v the exact value), the
 bits of v rounded into ``s`` where they are decided, and a mask of the decided elements. Only

@@ -26,7 +26,7 @@ stats = {"calls": 0, "elements": 0, "certified": 0, "pure": 0, "cross_checked": 
 
 
 def _format_of(dtype) -> str | None:
-    from judge.formats import dtype_name
+    from numerics.formats import dtype_name
 
     try:
         return dtype_name(np.dtype(dtype))
@@ -53,7 +53,7 @@ def _regular(x: np.ndarray) -> np.ndarray:
 
 
 def evaluate_fast(op_kind, pure_evaluate, inputs, params, out_dtypes, rules):
-    from oracles.rounding import float_spec
+    from numerics.rounding import float_spec
     from oracles.shapes import broadcast
 
     arity, kernel = KERNELS[op_kind]
@@ -203,7 +203,7 @@ def _exact_agrees(fast, pure) -> bool:
     or an approximation within 2^-28 relative): they must agree to 2^-27 relative."""
     from fractions import Fraction
 
-    from judge.ulp import as_fraction
+    from numerics.ulp import as_fraction
 
     if pure is None or fast is None:
         return pure is None and fast is None

@@ -29,7 +29,7 @@ def _two_to_j32() -> np.ndarray:
     rounding; computed on first use)."""
     from mpmath.libmp import from_man_exp, mpf_exp, mpf_ln2, mpf_mul
 
-    from oracles.rounding import float_spec
+    from numerics.rounding import float_spec
     from oracles.ziv import correctly_rounded
 
     s = float_spec("F64")

@@ -22,8 +22,8 @@ from backends.numpy_backend import NumpyBackend
 from backends.torch_backend import TorchBackend
 from judge.api import KernelCall, TensorArg, contiguous_strides
 from judge.executor import poison_output
-from judge.formats import get_format
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 CPU_BACKENDS = {"numpy": NumpyBackend(), "torch-cpu": TorchBackend("torch-cpu", "cpu")}
 

@@ -18,8 +18,8 @@ import sample_calls
 from backends.cupy_backend import CupyBackend
 from backends.numpy_backend import NumpyBackend
 from backends.torch_backend import TorchBackend
-from judge.formats import get_format
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 # Looser than the CPU tests: GPU libms (and their f16/bf16 paths) differ from numpy by a few ulp.
 TOLERANCE = {"F64": 1e-12, "F32": 1e-5, "F16": 4e-3, "BF16": 3e-2}

@@ -27,8 +27,8 @@ from backends.kompute.adapter import KomputeBackend
 from backends.kompute.ops import OPS
 from judge.api import KernelCall, TensorArg, contiguous_strides
 from judge.executor import poison_output
-from judge.formats import get_format
-from judge.values import POISON_BITS
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 EXPECT = {
     "NegElementwise": lambda x, p: -x,

@@ -15,8 +15,8 @@ import pytest
 
 import oracles
 from judge.contracts.model import SEMANTIC_VALUES
-from judge.formats import get_format
 from judge.scoring import Score, score_output
+from numerics.formats import get_format
 
 TABLE = Path(__file__).with_name("edges.toml")
 ROWS = tomllib.loads(TABLE.read_text())["edge"]

@@ -31,7 +31,7 @@ def shaped_recipe(draw):
 
 @given(shaped_recipe(), st.sampled_from(["F32", "F64", "F16", "BF16"]))
 def test_view_holds_the_logical_values(sr, dtype):
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     shape, recipe = sr
     fmt = get_format(dtype)

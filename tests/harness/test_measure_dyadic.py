@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import judge.scoring.exact as exact
 from judge.executor import output_dtypes
-from judge.formats import get_format
 from judge.scoring import Score, score_output
 from judge.strategies import case_strategy
+from numerics.formats import get_format
 
 KERNELS = [
     ("reference-elementwise.fkc.md", "exp", "F32"), ("reference-elementwise.fkc.md", "tanh", "F16"),

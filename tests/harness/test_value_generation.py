@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from judge.values import uniform, value_array
+from numerics.values import uniform, value_array
 
 RUNS = dict(max_examples=1000, deadline=None, database=None, phases=[Phase.generate],
             suppress_health_check=list(HealthCheck))

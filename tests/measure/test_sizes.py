@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.formats import get_format
 from judge.measure.sizes import (
     cost_variables,
     make_call,
@@ -15,6 +14,7 @@ from judge.measure.sizes import (
     plan_call,
     size_range,
 )
+from numerics.formats import get_format
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def suite():
     return [c for c in loaded.contracts if c.registrable]
 
 
-# OpKinds that draw their own shapes and params (OpDef.draw_shapes): judge measure has no size
+# OpKinds whose family ties shapes to params (no Family.size_plan): judge measure has no size
 # plan for them yet, and says so.
 TIED_SHAPES = frozenset({"Cast", "MatMul", "Concat", "IndexSelect", "Gather", "Flip", "Roll", "Triu", "Tril",
                          "MaskedFill"})

@@ -13,7 +13,7 @@ import math
 import gmpy2
 import numpy as np
 
-from judge.formats import get_format
+from numerics.formats import get_format
 
 WIDE_PREC = 192
 

@@ -14,8 +14,8 @@ import pytest
 from oracle_mpfr import COMPOSITE, reference_bits, remainder_bits
 
 import oracles
-from judge.formats import get_format
-from oracles.rounding import array_to_bits
+from numerics.formats import get_format
+from numerics.rounding import array_to_bits
 
 UNARY = [
     "ExpElementwise", "LogElementwise", "SinElementwise", "CosElementwise", "TanhElementwise",

@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from judge.formats import get_format
-from oracles.rounding import (
+from numerics.formats import get_format
+from numerics.rounding import (
     bits_to_array,
     bits_to_fraction,
     decode_float,

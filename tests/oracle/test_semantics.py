@@ -10,8 +10,8 @@ import pytest
 from mpmath import mp
 
 import oracles
-from judge.formats import get_format
-from oracles.rounding import float_spec, round_float
+from numerics.formats import get_format
+from numerics.rounding import float_spec, round_float
 
 NAN, INF = math.nan, math.inf
 

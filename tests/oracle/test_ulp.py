@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from mpmath import mp, mpf
 
-from judge import ulp
-from judge.formats import get_format
+from numerics import ulp
+from numerics.formats import get_format
 
 
 def _values(fmt, xs):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import judge
-from judge.formats import get_format
+from numerics.formats import get_format
 
 KINDS = ("Concat", "IndexSelect", "Gather", "Flip", "Roll", "Triu", "Tril", "MaskedFill")
 

@@ -4,7 +4,7 @@ Values are benign (no NaN, no overflow, no ties) so that a plain float64 expecta
 whether an adapter wired an OpKind at all; edge-value semantics are the Judge's business.
 Layouts: ``contiguous``, ``strided`` (every float operand a transposed view) and ``broadcast``
 (the last float operand stride-0 along its first axis). Op params are the OpKind's example
-params (``oracles.params.example_params`` of its table entry), with the contract's own fixed
+params (``oracles.example_params``, its family's), with the contract's own fixed
 field values on top.
 """
 
@@ -22,20 +22,20 @@ LAYOUTS = ("contiguous", "strided", "broadcast")
 
 
 def hand_built(contract) -> bool:
-    """Whether a hand-built call can exercise ``contract``: not for OpKinds whose operand shapes
-    and op params are tied together (matmul, the data-movement family: ``OpDef.draw_shapes``);
-    the suite run, through the OpKind's own generator, and their family tests cover those."""
+    """Whether a hand-built call can exercise ``contract``: not for OpKinds whose family ties
+    operand shapes and op params together (``Family.example_params`` is None: matmul, the
+    data-movement family, ...); the suite run, through the family's own generator, and the
+    family tests cover those."""
     import oracles
 
-    return oracles.get(contract.op_kind).draw_shapes is None
+    return oracles.example_params(contract.op_kind, SHAPE) is not None
 
 
 def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]:
     """Op params within the contract's constraints for an input of ``in_shape``."""
     import oracles
-    from oracles.params import example_params
 
-    params = example_params(oracles.get(contract.op_kind).params, in_shape)
+    params = oracles.example_params(contract.op_kind, in_shape)
     for f in contract.op_params.fields:
         if f.constraint is not None and f.constraint.kind == "eq":
             params[f.name] = float(f.constraint.value)
@@ -51,7 +51,7 @@ def sample_params(contract, in_shape: tuple[int, ...] = SHAPE) -> dict[str, Any]
 def tensor(values, dtype: str, layout: str = "contiguous"):
     """A ``TensorArg`` holding ``values`` (2-D) in ``layout``."""
     from judge.api import TensorArg, contiguous_strides
-    from judge.formats import get_format
+    from numerics.formats import get_format
 
     a = np.asarray(values, dtype=np.float64 if dtype != "BOOL" else bool)
     a = a.astype(get_format(dtype).numpy_dtype)

@@ -152,7 +152,7 @@ def test_a_nan_mismatch_is_reported_under_an_unspecified_rule_and_fails_under_a_
 
 
 def test_f32_constants_come_from_the_values_table():
-    from judge.values import POISON_BITS
+    from numerics.values import POISON_BITS
 
     assert gpu_f32.POISON_F32 == POISON_BITS["F32"]
     assert f32_reference.overflow_threshold() == float(np.finfo(np.float32).max) + 2.0**103

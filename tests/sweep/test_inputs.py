@@ -6,8 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from judge.formats import get_format
 from judge.sweep.inputs import all_bits, as_values, grid_pairs, grid_values
+from numerics.formats import get_format
 
 
 @pytest.mark.parametrize("dtype", ["BF16", "F16"])

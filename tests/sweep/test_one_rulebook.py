@@ -26,12 +26,12 @@ import oracles
 from judge import verdict
 from judge.contracts.model import Rule
 from judge.expectations import Expectation, Expectations
-from judge.formats import get_format
 from judge.scoring import Score, score_output
 from judge.scoring.rules import bound_kind
 from judge.scoring.tally import Tally, add_chunk, findings
 from judge.scoring.vector import Expected, score_elementwise
 from judge.sweep.tables import expected_arrays
+from numerics.formats import get_format
 
 X = np.array([1.0, 5.0, 0.5, -1.0, math.nan, math.inf, -math.inf, 0.0, -0.0, 100.0, -200.0,
               2.0, 10.0, -3.0], dtype=np.float32)

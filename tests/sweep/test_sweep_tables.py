@@ -8,9 +8,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from judge.formats import get_format
 from judge.sweep import tables
 from judge.sweep.inputs import all_bits, as_values
+from numerics.formats import get_format
 
 gmpy2 = pytest.importorskip("gmpy2", reason="MPFR cross-checks need gmpy2 (the test extra)")
 

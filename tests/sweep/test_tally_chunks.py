@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from judge.contracts.model import Precision, Rule, Semantics
-from judge.formats import get_format
 from judge.scoring.tally import HIST_BINS, Tally, add_chunk
 from judge.scoring.vector import classify, error_maxima
+from numerics.formats import get_format
 
 F32 = get_format("F32")
 _U = Rule("unspecified", "unspecified")

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import oracles
-from judge.formats import get_format
 from judge.scoring import Score, score_output
 from judge.scoring.vector import Expected, score_elementwise
 from judge.sweep.inputs import all_bits, as_values, grid_pairs
 from judge.sweep.run import rules_of
 from judge.sweep.tables import expected_arrays
+from numerics.formats import get_format
 
 
 def _sample_bits(dtype: str, n: int, seed: int) -> np.ndarray:

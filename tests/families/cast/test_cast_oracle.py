@@ -2,7 +2,7 @@
 precision and exponent range, over every bit pattern of the 16- and 8-bit sources and a
 random sample of F32 and F64 ones.
 
-The route shares no code with ``oracles.rounding``: the source value comes from numpy's exact
+The route shares no code with ``numerics.rounding``: the source value comes from numpy's exact
 widening to float64, MPFR rounds it once to nearest-even with the target's precision, gradual
 underflow (``subnormalize``) and overflow; F8E4M3 (no infinity) rounds with an unbounded
 exponent and becomes NaN beyond 448, as OCP OFP8's non-saturating conversion says.
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import oracles
-from judge.formats import get_format
+from numerics.formats import get_format
 
 gmpy2 = pytest.importorskip("gmpy2")
 

@@ -14,7 +14,7 @@ import pytest
 
 from judge.api import KernelCall, TensorArg, contiguous_strides
 from judge.executor import poison_output
-from judge.formats import get_format
+from numerics.formats import get_format
 
 F8 = ml_dtypes.float8_e4m3fn
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import oracles
-from judge.formats import get_format
-from oracles.rounding import array_to_bits
+from numerics.formats import get_format
+from numerics.rounding import array_to_bits
 
 FORMATS = ["F32", "F64", "F16", "BF16"]
 WIDE = 4800  # F64 products span 2^-2148 .. 2^2048: their sums are exact at this width
@@ -132,7 +132,7 @@ def test_matmul_specials_and_shapes():
     out = oracles.evaluate("MatMul", [a, b], params, ["F32"], {})[0].expected
     assert np.isnan(out[0, 0]) and np.isnan(out[0, 1])  # inf·0; inf + (-inf)
     assert out[1, 0] == 0.0 and np.isnan(out[1, 1]) and np.isnan(out[2]).all()  # 0·(-inf)
-    assert oracles.get("MatMul").out_shape([(6, 2, 3), (2, 3, 4)], {"m": 2, "n": 4}) == (6, 2, 4)
+    assert oracles.output_shape("matmul", [(6, 2, 3), (2, 3, 4)], {"m": 2, "n": 4}) == (6, 2, 4)
     empty = oracles.evaluate("MatMul", [np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32)],
                              {**params, "m": 2, "n": 3, "k": 0}, ["F32"], {})[0]
     assert (empty.expected == 0).all() and not np.signbit(empty.expected).any()

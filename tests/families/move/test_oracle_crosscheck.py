@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import oracles
-from judge.formats import get_format
-from judge.strategies import Budget, case_strategy
+from judge.strategies import case_strategy
+from numerics.formats import get_format
+from oracles.family import Budget
 
 KERNELS = ["concat_cpu", "index_select_cpu", "gather_cpu", "flip_cpu", "roll_cpu", "triu_cpu",
            "tril_cpu", "masked_fill_cpu"]

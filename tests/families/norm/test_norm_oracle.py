@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from judge.formats import get_format
+from numerics.formats import get_format
 
 KINDS = ("SoftmaxLastDim", "LogSoftmaxLastDim", "RmsNormLastDim", "LayerNormLastDim")
 FORMATS = ("F32", "F64", "F16", "BF16")

@@ -37,8 +37,8 @@ from fractions import Fraction
 from mpmath import mp
 from mpmath.libmp import fone, from_int, mpf_add, mpf_div, mpf_exp, mpf_log, mpf_sub
 
+from numerics.rounding import FloatSpec, round_dyadic
 from oracles import arith
-from oracles.rounding import FloatSpec, round_dyadic
 from oracles.ziv import correctly_rounded, mpf_of_float
 
 INF = math.inf

@@ -20,7 +20,7 @@ from functools import cache
 
 import numpy as np
 
-from judge.formats import Format, get_format
+from numerics.formats import Format, get_format
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ ReduceMaxTo gradient.
 
 Sums are formed exactly as integers: every input is a multiple of the smallest subnormal of its
 format, so Σx = (Σ x·2^-qmin)·2^qmin with integer terms. Half-precision inputs reduce to their
-exact sum as well; ``acc_format`` names the accumulator the derived bound assumes (F32 for
+exact sum as well; ``oracles.sums.acc_format`` names the accumulator the derived bound assumes (F32 for
 BF16/F16, the input format otherwise).
 """
 
@@ -15,19 +15,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge.formats import dtype_name
+from numerics.formats import dtype_name
+from numerics.rounding import float_spec, ints_to_array
 from oracles import arith, edges
-from oracles.families import float_output, out_format, output_spec, resolve_rule
-from oracles.output import OracleOutput
-from oracles.rounding import float_spec, ints_to_array
+from oracles.output import OracleOutput, float_output, out_format, output_spec, resolve_rule
 from oracles.shapes import as_floats, object_array, reduce_groups, reduce_to_dims
+from oracles.sums import acc_format
 
 INF = math.inf
-
-
-def acc_format(input_dtype) -> str:
-    name = dtype_name(input_dtype)
-    return "F32" if name in ("F16", "BF16") else name
 
 
 def _dims_params(params: Mapping, rank: int) -> tuple[tuple[int, ...], bool]:

@@ -1,9 +1,9 @@
-"""Evaluation skeletons shared by OpKinds of one family.
+"""Evaluation skeletons of the elementwise OpKinds.
 
-A family turns a scalar semantic function (``oracles.arith`` / ``oracles.transcendental``) into an
+Each turns a scalar semantic function (``oracles.arith`` / ``oracles.transcendental``) into an
 ``OpDef.evaluate``: it reads the inputs as Python floats, resolves the semantic rules, maps the
-function over the elements (broadcasting where the family does) and boxes the correctly rounded
-bits into an ``OracleOutput``.
+function over the elements (broadcasting the operands of the binary ops, the comparisons and
+Where) and boxes the correctly rounded bits into an ``OracleOutput``.
 """
 
 from __future__ import annotations
@@ -13,45 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from judge.formats import dtype_name, get_format
-from oracles.output import OracleOutput
-from oracles.rounding import FloatSpec, bits_to_array, float_spec, ints_to_array
-from oracles.shapes import as_bools, as_floats, broadcast, object_array
+from numerics.rounding import ints_to_array
+from oracles.output import OracleOutput, float_output, out_format, output_spec, resolve_rule
+from oracles.shapes import as_bools, as_floats, broadcast
 
 Evaluate = Callable[[Sequence[np.ndarray], Mapping[str, Any], Sequence[str], Mapping[str, str]], list[OracleOutput]]
-
-
-def out_format(out_dtypes: Sequence, i: int = 0) -> str:
-    d = out_dtypes[i]
-    return d if isinstance(d, str) else dtype_name(d)
-
-
-def resolve_rule(rules: Mapping[str, str] | None, key: str, defaults: Mapping[str, str],
-                 allowed: Sequence[str]) -> str:
-    """The rule to evaluate under: the derived one, or the OpKind default where unspecified."""
-    value = (rules or {}).get(key)
-    if value in (None, "unspecified"):
-        value = defaults.get(key)
-    if value not in allowed:
-        raise ValueError(f"{key} rule {value!r} cannot be evaluated here (supported: {', '.join(allowed)})")
-    return value
-
-
-def float_output(results: list[tuple[int, Any]], fmt: str, shape: tuple[int, ...],
-                 **extra) -> OracleOutput:
-    """Results are (bits, exact) or (bits, exact, admitted alternatives) (``oracles.edges``)."""
-    bits = [r[0] for r in results]
-    exact = object_array([r[1] for r in results], shape)
-    if any(len(r) > 2 for r in results):
-        extra["admitted"] = object_array([r[2] if len(r) > 2 else () for r in results], shape)
-    return OracleOutput(expected=bits_to_array(bits, fmt, shape), exact=exact, **extra)
-
-
-def output_spec(out_dtypes) -> tuple[str, FloatSpec]:
-    fmt = out_format(out_dtypes)
-    if not get_format(fmt).is_float:
-        raise ValueError(f"expected a float output format, got {fmt}")
-    return fmt, float_spec(fmt)
 
 
 def unary(fn, *, rule: str | None = None, defaults: Mapping[str, str] = {},

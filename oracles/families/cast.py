@@ -7,6 +7,10 @@ truncated toward zero (C and Rust ``as`` conversion); Fuel defines no result for
 value outside the target's range, so ``draw_input`` keeps generated values inside it and the
 oracle refuses anything else. Values are decoded from their bits here (never by a numpy cast,
 which is what is being judged).
+
+The cast family is elementwise: output element i is the cast of input element i. A case draws
+any shape within the contract's rank and the budget and, for an integer target, source values
+inside the target's range; its params carry the target dtype.
 """
 
 from __future__ import annotations
@@ -19,11 +23,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from judge.formats import dtype_name, get_format
-from oracles.families import out_format
-from oracles.opdef import OpDef
-from oracles.output import OracleOutput
-from oracles.rounding import (
+from numerics.formats import dtype_name, get_format
+from numerics.rounding import (
     bits_to_array,
     decode_fraction,
     float_spec,
@@ -31,6 +32,9 @@ from oracles.rounding import (
     ints_to_array,
     round_fraction,
 )
+from oracles.family import Family
+from oracles.opdef import OpDef
+from oracles.output import OracleOutput, out_format
 
 
 def read_source(x: np.ndarray, src: str) -> list:
@@ -88,7 +92,7 @@ def evaluate_cast(inputs, params, out_dtypes, rules) -> list[OracleOutput]:
 # --- generation ------------------------------------------------------------------------------
 
 
-def draw_shapes(contract, budget):
+def _cast_shapes(contract, budget):
     """Any shape within the contract's rank and the budget; params carry the target dtype
     (``OpParams::Cast`` holds none: the target lives on the output), which ``draw_input`` needs."""
     rank = contract.inputs[0].rank
@@ -99,7 +103,11 @@ def draw_shapes(contract, budget):
     return shapes.map(lambda s: ([s], {"dst": dst}))
 
 
-def draw_input(i: int, src: str, shapes, params):
+def draw_shapes(draw, contract, opdef, budget):
+    return draw(_cast_shapes(contract, budget))
+
+
+def draw_input(opdef, i: int, src: str, shapes, params):
     """The source array: integer targets get values inside the target's range (the only ones
     Fuel defines); no element's cast is the target's poison pattern (it would read as unwritten)."""
     dst = params["dst"]
@@ -113,7 +121,7 @@ def draw_input(i: int, src: str, shapes, params):
 
 
 def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
-    from judge.values import POISON_BITS
+    from numerics.values import POISON_BITS
 
     fmt = get_format(src)
     arr = np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
@@ -127,7 +135,7 @@ def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
 
 @cache
 def _source_elements(src: str):
-    from judge.values import element_bits, int_elements
+    from numerics.values import element_bits, int_elements
 
     fmt = get_format(src)
     if fmt.is_float:
@@ -139,7 +147,7 @@ def _source_elements(src: str):
 @cache
 def _in_range_elements(src: str, dst: str):
     """Source bit patterns whose cast into integer ``dst`` is defined: in range, not NaN."""
-    from judge.values import element_bits, int_elements
+    from numerics.values import element_bits, int_elements
 
     lo, hi = int_range(dst)
     fmt = get_format(src)
@@ -187,12 +195,18 @@ def _representable(v: Fraction, src: str) -> bool:
     return back == v
 
 
-def cast_row() -> OpDef:
-    return OpDef("Cast", "unary", 1, True, {"nan": "propagate"}, evaluate_cast,
-                 hints=cast_hints, draw_shapes=draw_shapes, draw_input=draw_input,
-                 domain="one rounding into the target: RNE, subnormals, overflow to ±inf "
-                        "(NaN for F8E4M3); integer targets truncate, within range only")
-
-
 def rows() -> list[OpDef]:
-    return [cast_row()]
+    return [
+        OpDef("Cast", 1, True, {"nan": "propagate"}, evaluate_cast, hints=cast_hints,
+              domain="one rounding into the target: RNE, subnormals, overflow to ±inf "
+                     "(NaN for F8E4M3); integer targets truncate, within range only"),
+    ]
+
+
+FAMILY = Family(
+    name="cast",
+    rows=rows,
+    draw_shapes=draw_shapes,
+    draw_input=draw_input,
+    elementwise=True,
+)

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from judge.formats import Format, get_format
+from numerics.formats import Format, get_format
 
 NAN_DISTANCE = np.iinfo(np.int64).max  # sentinel for "a NaN is involved"
 

@@ -38,9 +38,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from numerics.rounding import FloatSpec, round_sqrt_ratio
 from oracles import arith, edges
 from oracles.arith import _sqrt_exact
-from oracles.rounding import FloatSpec, round_sqrt_ratio
 
 INF = math.inf
 

@@ -1,9 +1,9 @@
 """Generated cases of the data-movement family: shapes tied to Fuel's op params, in-range
 indices, masks of 0/1 and other nonzero bytes, and float data salted with NaN payloads.
 
-Each ``shapes_for(kind)`` function (``OpDef.draw_shapes``) draws the operands' logical shapes and
-the op params Fuel's dispatch would pass for them; ``draw_input`` (``OpDef.draw_input``) draws
-the operands whose values are constrained, and float data with signalling and payload NaNs.
+Per OpKind, a ``SHAPES`` strategy draws the operands' logical shapes and the op params Fuel's
+dispatch would pass for them (``draw_shapes``); ``draw_input`` draws the operands whose values are
+constrained, and float data with signalling and payload NaNs.
 """
 
 from __future__ import annotations
@@ -121,18 +121,17 @@ SHAPES: dict[str, Callable[..., Any]] = {
 }
 
 
-def shapes_for(kind: str) -> Callable[[Any, Any], Any]:
-    """``OpDef.draw_shapes`` of ``kind``: (contract, budget) -> strategy of (shapes, params)."""
-    draw_it = SHAPES[kind]
-    return lambda contract, budget: draw_it(contract, budget)
+def draw_shapes(draw, contract, opdef, budget):
+    """``Family.draw_shapes``: the OpKind's own shapes-and-params strategy, drawn."""
+    return draw(SHAPES[opdef.op_kind](contract, budget))
 
 
 @st.composite
 def float_data(draw, dtype: str, shape: tuple[int, ...]):
-    """Edge-biased values (``judge.values``) with a few elements turned into signalling or
+    """Edge-biased values (``numerics.values``) with a few elements turned into signalling or
     payload NaNs or -0.0; shrinks to none."""
-    from judge.formats import get_format
-    from judge.values import nan_payload_bits, value_array
+    from numerics.formats import get_format
+    from numerics.values import nan_payload_bits, value_array
 
     stored = draw(value_array(dtype, shape))
     n = stored.size
@@ -159,9 +158,9 @@ def _mask(shape: Sequence[int]):
     return values.map(lambda v: np.array(v, dtype=np.uint8).reshape(tuple(shape)))
 
 
-def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
-    """``OpDef.draw_input``: indices, masks, and float data with NaN payloads."""
-    from judge.formats import get_format
+def draw_input(opdef, i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: dict):
+    """``Family.draw_input``: indices, masks, and float data with NaN payloads."""
+    from numerics.formats import get_format
 
     if dtype == "U32" and i == 1 and "n_indices" in params:
         return _indices(shapes[1], params["source_dim_size"])
@@ -179,8 +178,8 @@ def draw_input(i: int, dtype: str, shapes: Sequence[tuple[int, ...]], params: di
 @st.composite
 def fill_bits(draw, dtype: str) -> int:
     """One element's bits: edge values, NaN payloads, anything (ints: small and extreme)."""
-    from judge.formats import get_format
-    from judge.values import POISON_BITS, element_bits, nan_payload_bits
+    from numerics.formats import get_format
+    from numerics.values import POISON_BITS, element_bits, nan_payload_bits
 
     fmt = get_format(dtype)
     extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1))
@@ -195,8 +194,8 @@ def fill_bits(draw, dtype: str) -> int:
 def _data_and_fill(draw, dtype: str, shape: tuple[int, ...], params: dict):
     """MaskedFill's data, and its fill element written into ``params`` as little-endian
     ``fill_bytes`` (one element of the data dtype)."""
-    from judge.formats import get_format
-    from judge.values import value_array
+    from numerics.formats import get_format
+    from numerics.values import value_array
 
     fmt = get_format(dtype)
     data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))

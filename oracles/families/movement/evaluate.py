@@ -15,13 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from judge.formats import dtype_name, get_format
-from oracles.families import out_format
-from oracles.opdef import OpDef
-from oracles.output import OracleOutput
-
-MOVE_KINDS = ("Concat", "IndexSelect", "Gather", "Flip", "Roll", "Triu", "Tril", "MaskedFill")
-COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
+from numerics.formats import dtype_name, get_format
+from oracles.output import OracleOutput, out_format
 
 
 def bits_list(array: np.ndarray) -> list[int]:
@@ -174,27 +169,3 @@ def masked_fill(inputs, params, out_dtypes, rules):
     keep = np.asarray(mask).reshape(-1).tolist()
     out = [fill if m else v for v, m in zip(bits_list(x), keep, strict=True)]
     return _box(out, out_dtypes, np.shape(x))
-
-
-def _row(kind: str, arity: int, evaluate, domain: str, **hooks) -> OpDef:
-    from oracles import movement_draw
-
-    return OpDef(kind, "move", arity, True, COPY, evaluate, nan_rules=("propagate",),
-                 domain=domain, copies_bits=True, draw_shapes=movement_draw.shapes_for(kind),
-                 draw_input=movement_draw.draw_input, **hooks)
-
-
-def rows() -> list[OpDef]:
-    """The oracle table's rows for the data-movement family."""
-    return [
-        _row("Concat", 3, concat, "N = 3 inputs joined along axis; bits copied",
-             out_shape=concat_shape),
-        _row("IndexSelect", 2, index_select, "rank-1 U32 indices (repeats allowed) along one axis",
-             out_shape=index_select_shape),
-        _row("Gather", 2, gather, "U32 indices of output_shape along dim"),
-        _row("Flip", 1, flip, "reversed along axis"),
-        _row("Roll", 1, roll, "cyclic shift by shift (signed, wraps) along axis"),
-        _row("Triu", 1, triangular(True), "keep col - row >= diagonal, zero bits elsewhere"),
-        _row("Tril", 1, triangular(False), "keep col - row <= diagonal, zero bits elsewhere"),
-        _row("MaskedFill", 2, masked_fill, "fill_bytes where the U8 mask is nonzero"),
-    ]

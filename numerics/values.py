@@ -11,7 +11,7 @@ from functools import cache
 import numpy as np
 from hypothesis import strategies as st
 
-from judge.formats import Format, get_format
+from numerics.formats import Format, get_format
 
 # Poison written into outputs before a call; the value generator never produces these bits, so
 # an output element still holding them was never written. Quiet NaNs with a recognisable payload;

@@ -1,0 +1,64 @@
+"""Long rows of values that expose a too-narrow accumulator.
+
+A sum that accumulates BF16 or F16 input in its storage format instead of the F32 its contract
+names stays within a few ulp on the short rows of ordinary cases. Over a long row it does not:
+512 × 1.0 summed in BF16 stalls at 256; one large value followed by many values of half its ulp
+never moves; long random rows pile up a rounding error per step. A long case draws a handful of
+choices (pattern, length, a value, a numpy seed) and builds its rows from them, so a 4096-element
+row costs Hypothesis a few draws, the ci profile stays derandomised (numpy's PCG64 is the same on
+every machine) and a failure shrinks towards the shortest row and the simplest pattern. The
+families that accumulate lay these rows along what they fold (``Family.long_case``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from numerics.formats import get_format
+from numerics.values import SEED
+
+PATTERNS = ("equal", "large_then_small", "random", "cancelling")
+EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
+LENGTHS = (256, 512, 1024, 2048, 4096, 8192, 16384)
+
+
+def lengths(longest: int) -> tuple[int, ...]:
+    """The row lengths a long case picks from, up to ``longest``."""
+    return tuple(n for n in LENGTHS if n <= longest)
+
+
+def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value: float) -> np.ndarray:
+    """``n`` finite values of ``dtype`` following ``pattern`` (exactly representable)."""
+    fmt = get_format(dtype)
+    if pattern == "equal":  # a narrow accumulator stalls once the sum's ulp exceeds the value
+        row = np.full(n, value)
+    elif pattern == "large_then_small":  # each small value is half an ulp of the large one
+        row = np.full(n, value)
+        row[0] = value * 2.0 ** fmt.precision
+    elif pattern == "random":  # a rounding error at every step of a narrow accumulator
+        row = rng.uniform(-value, 4 * value, n)
+    elif pattern == "offset":  # a large common offset, a small spread: E[x²] − E[x]² cancels,
+        # and exp(x) overflows unless the row's maximum is subtracted first
+        row = 1024 * value + rng.uniform(-value, value, n)
+    else:  # pairs that cancel, around a small remainder: Σ|x| large, the sum small
+        half = rng.uniform(0.5, 8.0, (n + 1) // 2) * value
+        row = np.concatenate([half, -half])[:n]
+        row[rng.permutation(n)[:1]] += value / 64
+        rng.shuffle(row)
+    return row.astype(fmt.numpy_dtype)
+
+
+def rows_of(pattern: str, count: int, length: int, dtype: str, rng, value: float) -> np.ndarray:
+    """``count`` values: consecutive pattern rows of ``length``, the last one cut short."""
+    rows = [row_values(pattern, length, dtype, rng, value) for _ in range(max(1, -(-count // length)))]
+    return np.concatenate(rows)[:count]
+
+
+def draw_row(draw, longest: int, patterns: tuple[str, ...] = PATTERNS
+             ) -> tuple[int, str, float, np.random.Generator]:
+    """(length, pattern, value, numpy generator): the few draws a long row is built from."""
+    length = draw(st.sampled_from(lengths(longest)))
+    pattern = draw(st.sampled_from(patterns))
+    value = draw(st.sampled_from(EQUAL_VALUES))
+    return length, pattern, value, np.random.default_rng(draw(SEED))

@@ -1,0 +1,36 @@
+"""The matmul family: MatMul, batched, where an rhs batch axis may divide the lhs one
+(grouped-query attention): exact rational dot products rounded once, held to the derived bound
+of a dot product in any order (``oracles.families.matmul.evaluate``).
+
+Its operands' shapes are tied through the op params and drawn with them; its long case lays a
+long k (``oracles.families.matmul.draw``). Contracts name its output shape ``matmul(lhs, rhs)``:
+[..lhs batch.., m, n].
+"""
+
+from __future__ import annotations
+
+from oracles import hints
+from oracles.families.matmul.draw import draw_shapes, long_case
+from oracles.families.matmul.evaluate import evaluate_matmul, matmul_out_shape
+from oracles.family import Family, OutputShapeRule
+from oracles.opdef import OpDef
+
+SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
+
+
+def rows() -> list[OpDef]:
+    return [
+        OpDef("MatMul", 2, False, SUMS, evaluate_matmul, hints=hints.summation,
+              domain="out[b, i, j] = Σ_k lhs[b, i, k]·rhs[b', k, j]; b' = b / (lhs_dim / rhs_dim) "
+                     "per batch axis; inf·0 = NaN",
+              reduction_bound="sum"),
+    ]
+
+
+FAMILY = Family(
+    name="matmul",
+    rows=rows,
+    draw_shapes=draw_shapes,
+    long_case=long_case,
+    shape_rules={"matmul": OutputShapeRule((2, 2), matmul_out_shape)},
+)

@@ -1,0 +1,48 @@
+"""The movement family (data movement): Concat, IndexSelect, Gather, Flip, Roll, Triu, Tril,
+MaskedFill. They copy bits, so their outputs must carry the inputs' bits exactly, NaN payloads
+and signed zeros included (``oracles.families.movement.evaluate``).
+
+Each OpKind draws its operands' shapes with the op params Fuel's dispatch would pass, its
+indices within their axis and its masks (``oracles.families.movement.draw``). Contracts name
+two of its output shapes: ``concat(a, b, ...)`` joins along the op params' axis,
+``index_select(source, indices)`` replaces the selected axis by the index count.
+"""
+
+from __future__ import annotations
+
+from oracles.families.movement import evaluate as m
+from oracles.families.movement.draw import draw_input, draw_shapes
+from oracles.family import Family, OutputShapeRule
+from oracles.opdef import OpDef
+
+COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
+
+
+def _row(kind: str, arity: int, evaluate, domain: str) -> OpDef:
+    return OpDef(kind, arity, True, COPY, evaluate, nan_rules=("propagate",), domain=domain,
+                 copies_bits=True)
+
+
+def rows() -> list[OpDef]:
+    return [
+        _row("Concat", 3, m.concat, "N = 3 inputs joined along axis; bits copied"),
+        _row("IndexSelect", 2, m.index_select, "rank-1 U32 indices (repeats allowed) along one axis"),
+        _row("Gather", 2, m.gather, "U32 indices of output_shape along dim"),
+        _row("Flip", 1, m.flip, "reversed along axis"),
+        _row("Roll", 1, m.roll, "cyclic shift by shift (signed, wraps) along axis"),
+        _row("Triu", 1, m.triangular(True), "keep col - row >= diagonal, zero bits elsewhere"),
+        _row("Tril", 1, m.triangular(False), "keep col - row <= diagonal, zero bits elsewhere"),
+        _row("MaskedFill", 2, m.masked_fill, "fill_bytes where the U8 mask is nonzero"),
+    ]
+
+
+FAMILY = Family(
+    name="movement",
+    rows=rows,
+    draw_shapes=draw_shapes,
+    draw_input=draw_input,
+    shape_rules={
+        "concat": OutputShapeRule((1, None), m.concat_shape),
+        "index_select": OutputShapeRule((2, 2), m.index_select_shape),
+    },
+)
