@@ -62,11 +62,11 @@ def coverage(contracts, backends, path: str | Path | None = None) -> list[Covera
     import oracles
     from judge.strategies import input_dtypes
 
-    known = set(oracles.op_kinds())
     rows = load_inventory(path)
     by_kind = {r.op_kind: r for r in rows}
-    for row in rows:
-        row.reference = row.op_kind in known
+    for name in oracles.op_kinds():
+        if name in by_kind:
+            by_kind[name].reference = True
     for contract in contracts:
         row = by_kind.get(contract.op_kind or "")
         if row is None or not contract.registrable:

@@ -93,7 +93,7 @@ def command(contracts, backends, plugins, cross, inventory, only_fingerprint) ->
                f"{len(rows) - runs} do not")
     for name, why in sorted(missing.items()):
         click.echo(f"unavailable backend {name}: {why}")
-    _print_fingerprints(chosen)
+    _print_fingerprints([b for b in chosen if any(r[2] == b.name for r in rows)])
     for source, why in sorted(registry.load_errors.items()):
         click.echo(f"backend module not loaded ({source}): {why}")
     for error in result.errors:

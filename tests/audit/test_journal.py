@@ -178,8 +178,8 @@ def test_the_judge_widens_signalling_nans_without_a_warning():
     snan = np.array([0x7F800001, 0x3F800000], np.uint32).view(np.float32)  # a signalling NaN, 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        mask = nan_involved(types.SimpleNamespace(family="unary"), (snan,), {}, (2,))
-        text = _input_at((snan,), ("x",), (0,), (), "reduce")
+        mask = nan_involved(types.SimpleNamespace(elementwise=True), None, (snan,), {}, (2,))
+        text = _input_at((snan,), ("x",), (0,), (), False)
     assert mask.tolist() == [True, False] and text == "x=[nan, 1.0]"
 
 
