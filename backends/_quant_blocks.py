@@ -32,12 +32,12 @@ def _nibbles(qs: np.ndarray) -> np.ndarray:
     return np.concatenate([qs & 15, qs >> 4], axis=1).astype(np.int32)
 
 
-def _legacy(b: np.ndarray, kind: str) -> np.ndarray:
-    d = _half(b, 0)
+def _legacy(b: np.ndarray, kind: str, half=_half) -> np.ndarray:
+    d = half(b, 0)
     if kind in ("Q8_0", "Q8_1"):
         at = 2 if kind == "Q8_0" else 4
         return d * b[:, at:at + 32].copy().view(np.int8).astype(F32)
-    m = _half(b, 2) if kind in ("Q4_1", "Q5_1") else None
+    m = half(b, 2) if kind in ("Q4_1", "Q5_1") else None
     at = 2 if m is None else 4
     q = _nibbles(b[:, at + (4 if kind.startswith("Q5") else 0):][:, :16])
     if kind.startswith("Q5"):
@@ -52,15 +52,15 @@ _E = np.arange(256)
 _H, _J, _T = _E // 128, (_E % 128) // 32, _E % 32
 
 
-def _q2k(b):
-    d, dmin = _half(b, 80), _half(b, 82)
+def _q2k(b, half=_half):
+    d, dmin = half(b, 80), half(b, 82)
     q = (b[:, 16 + 32 * _H + _T] >> (2 * _J)) & 3
     sc = b[:, 8 * _H + 2 * _J + _T // 16]
     return (d * (sc & 15).astype(F32)) * q.astype(F32) - dmin * (sc >> 4).astype(F32)
 
 
-def _q3k(b):
-    d = _half(b, 108)
+def _q3k(b, half=_half):
+    d = half(b, 108)
     hm = (b[:, _T] >> (4 * _H + _J)) & 1
     q = ((b[:, 32 + 32 * _H + _T] >> (2 * _J)) & 3).astype(np.int32) - np.where(hm == 1, 0, 4)
     i = 8 * _H + 2 * _J + _T // 16
@@ -76,8 +76,8 @@ def _scale_min(scales: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
             (scales[:, i + 4] >> 4) | ((scales[:, i] >> 6) << 4))
 
 
-def _q45k(b, five: bool):
-    d, dmin = _half(b, 0), _half(b, 2)
+def _q45k(b, five: bool, half=_half):
+    d, dmin = half(b, 0), half(b, 2)
     qs = b[:, 48:176] if five else b[:, 16:144]
     out = np.empty((b.shape[0], 256), F32)
     for c in range(4):
@@ -90,8 +90,8 @@ def _q45k(b, five: bool):
     return out
 
 
-def _q6k(b):
-    d = _half(b, 208)
+def _q6k(b, half=_half):
+    d = half(b, 208)
     r = _J  # quarter of the 128-weight half
     low = (b[:, 64 * _H + 32 * (r % 2) + _T] >> (4 * (r // 2))) & 15
     high = (b[:, 128 + 32 * _H + _T] >> (2 * r)) & 3
@@ -100,21 +100,22 @@ def _q6k(b):
     return (d * sc) * q.astype(F32)
 
 
-def gguf_rows(raw: np.ndarray, kind: str, n: int, k: int) -> np.ndarray:
-    """W[n, k] in binary32 from the byte stream ``raw`` of its GGUF blocks."""
+def gguf_rows(raw: np.ndarray, kind: str, n: int, k: int, half=_half) -> np.ndarray:
+    """W[n, k] in binary32 from the byte stream ``raw`` of its GGUF blocks; ``half(blocks, at)``
+    reads the scales (a test backend swaps it to show a misread scale being caught)."""
     per, size = BLOCKS[kind]
     blocks = np.asarray(raw, np.uint8)[: n * k // per * size].reshape(-1, size)
     with np.errstate(all="ignore"):
         if kind == "Q2K":
-            w = _q2k(blocks)
+            w = _q2k(blocks, half)
         elif kind == "Q3K":
-            w = _q3k(blocks)
+            w = _q3k(blocks, half)
         elif kind in ("Q4_K_M", "Q5K"):
-            w = _q45k(blocks, kind == "Q5K")
+            w = _q45k(blocks, kind == "Q5K", half)
         elif kind == "Q6K":
-            w = _q6k(blocks)
+            w = _q6k(blocks, half)
         else:
-            w = _legacy(blocks, kind)
+            w = _legacy(blocks, kind, half)
     return np.asarray(w, F32).reshape(n, k)
 
 
