@@ -15,7 +15,8 @@ CASES = [
     ("LayerNormSignError", "layer_norm_last_dim_backward_cpu", "F32", VALUE),
     ("LayerNormDroppedMean", "layer_norm_last_dim_backward_cpu", "F32", VALUE),
     ("PowIDividesByX", "powi_backward_cpu", "F32", {"nan"}),
-    ("HalfRowSums", "rms_norm_last_dim_backward_cpu", "F16", {"reduction_bound"}),
+    # storage-format sums also flush the smallest results to zero, which may show first
+    ("HalfRowSums", "rms_norm_last_dim_backward_cpu", "F16", {"reduction_bound", "subnormal"}),
 ]
 
 
