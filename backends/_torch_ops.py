@@ -27,10 +27,12 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._torch_backward import TORCH_BACKWARD
 from backends._torch_cast import TORCH_CAST
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
 from backends._torch_norm import TORCH_NORM
+from backends._torch_quant import TORCH_QUANT
 
 
 @dataclass(frozen=True)
@@ -230,4 +232,6 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_CAST,
     **TORCH_MOVE,
     **TORCH_NORM,
+    **TORCH_BACKWARD,
+    **TORCH_QUANT,
 }

@@ -24,10 +24,12 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._xp_backward import XP_BACKWARD
 from backends._xp_cast import XP_CAST
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
 from backends._xp_norm import XP_NORM
+from backends._xp_quant import XP_QUANT
 
 
 @dataclass(frozen=True)
@@ -289,4 +291,6 @@ XP_TABLE: dict[str, Entry] = {
     **XP_CAST,
     **XP_MOVE,
     **XP_NORM,
+    **XP_BACKWARD,
+    **XP_QUANT,
 }

@@ -38,6 +38,13 @@ FAMILY_CASES = [
     ("broken_norm.py", "NoMaxShift", "softmax-norm.fkc.md", "log_softmax_last_dim_cpu", "F32"),
     ("broken_norm.py", "OnePassVariance", "softmax-norm.fkc.md", "layer_norm_last_dim_cpu", "F32"),
     ("broken_norm.py", "StorageAccumulation", "softmax-norm.fkc.md", "rms_norm_last_dim_cpu", "F16"),
+    ("broken_backward.py", "SoftmaxSignError", "backward.fkc.md", "softmax_last_dim_backward_cpu", "F32"),
+    ("broken_backward.py", "LayerNormSignError", "backward.fkc.md", "layer_norm_last_dim_backward_cpu", "F32"),
+    ("broken_backward.py", "LayerNormDroppedMean", "backward.fkc.md", "layer_norm_last_dim_backward_cpu", "F32"),
+    ("broken_backward.py", "PowIDividesByX", "backward.fkc.md", "powi_backward_cpu", "F32"),
+    ("broken_backward.py", "HalfRowSums", "backward.fkc.md", "rms_norm_last_dim_backward_cpu", "F16"),
+    ("broken_quant.py", "ScaleReadAsF32", "quant-matmul.fkc.md", "qmatmul_cpu", "F32"),
+    ("broken_quant.py", "Nf4NibblesSwapped", "quant-matmul.fkc.md", "nf4_matmul_cpu", "F32"),
 ]
 
 

@@ -14,7 +14,17 @@ from oracles.opdef import OpDef
 
 
 def _families() -> tuple[Family, ...]:
-    from oracles.families import cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+    from oracles.families import (
+        backward,
+        cast,
+        cumsum,
+        elementwise,
+        lastdim,
+        matmul,
+        movement,
+        quant,
+        reductions,
+    )
 
     return (
         elementwise.FAMILY,
@@ -24,6 +34,8 @@ def _families() -> tuple[Family, ...]:
         cast.FAMILY,
         movement.FAMILY,
         lastdim.FAMILY,
+        backward.FAMILY,
+        quant.FAMILY,
     )
 
 

@@ -73,3 +73,23 @@ def contract():
     """(file, kernel) -> contract of the matmul and cumsum files."""
     get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
     return lambda file, kernel: get(kernel)
+
+
+@pytest.fixture(scope="session")
+def broken_backward():
+    return plugin("broken_backward.py")
+
+
+@pytest.fixture(scope="session")
+def backward_contract():
+    return by_kernel("backward.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_quant():
+    return plugin("broken_quant.py")
+
+
+@pytest.fixture(scope="session")
+def quant_contract():
+    return by_kernel("quant-matmul.fkc.md")

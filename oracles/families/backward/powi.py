@@ -1,0 +1,82 @@
+"""PowIElementwiseBackward: grad_x = upstream·n·x^(n−1) for the forward x^n (``PowI { exp: n }``),
+exact in rationals and rounded once.
+
+Decided semantics (also the OpDef domain):
+- n = 0: the forward is the constant 1 for every x (IEEE pow(x, 0) = 1, NaN included), so
+  grad_x is +0 everywhere, whatever upstream holds: the kernel need not read it;
+- n = 1: x^0 = 1 for every x, so grad_x = upstream, NaN and ±inf x included;
+- otherwise x^(n−1) follows IEEE pow at the integer exponent k = n − 1: 0^k is ±0 for k > 0 and
+  ±inf for k < 0 (the sign of x for odd k), (±inf)^k is ±inf for k > 0 and 0 for k < 0, a NaN x
+  gives NaN; the product with n and upstream is IEEE (inf·0 is NaN).
+
+Derived bound (``terms``): x^k by repeated multiplication (|k| − 1 roundings, or pow within a few
+ulp), a reciprocal where k < 0, then the products with n and upstream, each in the accumulator:
+|error| ≤ (|k| + 3)·u·|grad| + ulp, so count |k| + 4. Where a partial product of those factors
+(|x|^j times 1, |n|, |upstream| or both, j ≤ |k|, or its reciprocal) leaves the accumulator's
+normal range, rounding stops being relative: NaN, ±inf and any finite value are admitted there.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from numerics.rounding import FloatSpec
+from oracles.families.backward import common as c
+from oracles.output import float_output, output_spec
+from oracles.shapes import as_floats, broadcast, object_array
+from oracles.sums import acc_format
+
+
+def _power(x: float, k: int):
+    """x^k (k ≠ 0) as a value: exact, or the IEEE special."""
+    if x != x:
+        return math.nan
+    odd_negative = k % 2 == 1 and math.copysign(1.0, x) < 0
+    if math.isinf(x):
+        return (-math.inf if odd_negative else math.inf) if k > 0 else Fraction(0)
+    if x == 0:
+        return Fraction(0) if k > 0 else (-math.inf if odd_negative else math.inf)
+    return Fraction(x) ** k
+
+
+def _partials(x: Fraction, g: Fraction, n: int, k: int) -> list[Fraction]:
+    """Magnitudes of the partial products some evaluation order forms."""
+    base = abs(x) if k > 0 else 1 / abs(x)
+    out = []
+    p = Fraction(1)
+    for _ in range(abs(k)):
+        p *= base
+        out += [p, p * abs(n), p * abs(g), p * abs(n * g), 1 / p]
+    return out
+
+
+def powi_backward_element(x: float, g: float, n: int, s: FloatSpec, acc: FloatSpec):
+    """((bits, exact[, admitted]), (count, abs_sum)) of one element."""
+    if n == 0:
+        return c.box(Fraction(0), s), (1, Fraction(0))
+    k = n - 1
+    p = Fraction(1) if k == 0 else _power(x, k)
+    grad = c.mul(c.mul(c.value(g), Fraction(n)), p)
+    result = c.box(grad, s)
+    if c.is_special(grad):
+        return result, (1, Fraction(0))
+    if k and x != 0 and math.isfinite(x) and c.escapes(_partials(Fraction(x), Fraction(g), n, k), acc):
+        return c.escaped(result), c.escaped_term(s, acc)
+    return result, (abs(k) + 4, abs(grad) + c.tiny(acc))
+
+
+def evaluate_powi_backward(inputs, params, out_dtypes, rules):
+    from numerics.rounding import float_spec
+
+    fmt, s = output_spec(out_dtypes)
+    shape, (x, g) = broadcast([np.asarray(a) for a in inputs[:2]])
+    n = int(params["exp"])
+    acc_name = acc_format(np.asarray(inputs[0]).dtype)
+    acc = float_spec(acc_name)
+    pairs = [powi_backward_element(a, b, n, s, acc)
+             for a, b in zip(as_floats(x), as_floats(g), strict=True)]
+    return [float_output([r for r, _ in pairs], fmt, shape,
+                         terms=object_array([t for _, t in pairs], shape), acc_format=acc_name)]
