@@ -76,6 +76,17 @@ def fraction_of_mpf(t: tuple) -> Fraction:
     return -v if sign else v
 
 
+def exact_of_mpf(t: tuple):
+    """The exact value of a raw finite mpf as the scoring takes it: a Fraction where its binary
+    exponent is within reach, else an ``mpmath.mpf`` (g − e^y·G with g = 0 and y = -3e38 is
+    2^-4e38 in size: its Fraction would not fit in memory)."""
+    if abs(t[2]) <= 1 << 14:
+        return fraction_of_mpf(t)
+    import mpmath
+
+    return mpmath.mpf(t)
+
+
 def is_special(v) -> bool:
     return not isinstance(v, Fraction)
 

@@ -30,8 +30,13 @@ from oracles.shapes import as_floats, broadcast, object_array
 from oracles.sums import acc_format
 
 
+FAR = 1 << 14  # |log2 x^k| beyond this: x^k is far outside every format (and every Fraction's reach)
+
+
 def _power(x: float, k: int):
-    """x^k (k ≠ 0) as a value: exact, or the IEEE special."""
+    """x^k (k ≠ 0) as a value: exact, or the IEEE special. Where |x^k| is beyond 2^±16384 (k is an
+    i32: x^k would take 2^31 digits) it stands in as ±2^±16384: the same rounding (overflow, or
+    a signed zero) and the same escape from the accumulator's range."""
     if x != x:
         return math.nan
     odd_negative = k % 2 == 1 and math.copysign(1.0, x) < 0
@@ -39,16 +44,20 @@ def _power(x: float, k: int):
         return (-math.inf if odd_negative else math.inf) if k > 0 else Fraction(0)
     if x == 0:
         return Fraction(0) if k > 0 else (-math.inf if odd_negative else math.inf)
+    magnitude = k * math.log2(abs(x))
+    if abs(magnitude) > FAR:
+        far = Fraction(1 << FAR) if magnitude > 0 else Fraction(1, 1 << FAR)
+        return -far if odd_negative else far
     return Fraction(x) ** k
 
 
 def _partials(x: Fraction, g: Fraction, n: int, k: int) -> list[Fraction]:
-    """Magnitudes of the partial products some evaluation order forms."""
+    """Magnitudes of the partial products some evaluation order forms: p_j = base^j for
+    j = 1..|k|, each also times |n|, |g| and |n·g|, and its reciprocal. Every family is monotone
+    in j, so its extremes lie at j = 1 and j = |k|."""
     base = abs(x) if k > 0 else 1 / abs(x)
     out = []
-    p = Fraction(1)
-    for _ in range(abs(k)):
-        p *= base
+    for p in (base, abs(_power(float(base), abs(k)))):
         out += [p, p * abs(n), p * abs(g), p * abs(n * g), 1 / p]
     return out
 

@@ -62,8 +62,14 @@ def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: Fl
     return results, terms
 
 
+NEAR_ZERO_EXP = -1100.0  # e^y below 2^-1586: under every format's smallest subnormal
+
+
 def _exp_upper(y: float) -> Fraction:
-    """A rational above e^y (finite y <= FAR_EXP), within 2^-50 relatively."""
+    """A rational above e^y (finite y <= FAR_EXP), within 2^-50 relatively; for y far below
+    every format's range, the bound 2^-1586 (the exact value would need 2^|y| digits)."""
+    if y < NEAR_ZERO_EXP:
+        return Fraction(1, 1 << 1586)
     return c.fraction_of_mpf(mpf_exp(mpf_of_float(y), 80)) * (1 + Fraction(1, 1 << 50))
 
 
@@ -87,7 +93,7 @@ def _ziv_difference(g: float, y: float, G: Fraction, s: FloatSpec):
                 wp *= 2
 
     bits, t = correctly_rounded(approx, s, slack=8)
-    return bits, c.fraction_of_mpf(t)
+    return bits, c.exact_of_mpf(t)
 
 
 def _log_element(g, y: float, gf: float, G, s: FloatSpec):
@@ -98,8 +104,14 @@ def _log_element(g, y: float, gf: float, G, s: FloatSpec):
     if e is not None or c.is_special(G) or c.is_special(g) or G == 0:
         # a finite nonzero e^y acts as its sign against a special, and disappears against G = 0
         return c.box(c.sub(g, c.mul(Fraction(1) if e is None else e, G)), s)
-    if y * LOG2E + math.log2(abs(G.numerator)) - math.log2(G.denominator) > s.emax + 4:
+    magnitude = y * LOG2E + math.log2(abs(G.numerator)) - math.log2(G.denominator)
+    if magnitude > s.emax + 4:
         return c.box(-math.copysign(math.inf, G), s)  # |e^y·G| is far beyond the format
+    if magnitude < s.qmin - 64:
+        # |e^y·G| is far below half the smallest subnormal and half an ulp of g: g − e^y·G rounds
+        # as g − G·2^-16384 does (same side, same rounding). Its exact value would take 2^|y|
+        # digits; this stand-in is off by less than 2^-16000, far below anything scored.
+        return c.box(c.sub(g, G * Fraction(1, 1 << 16384)), s)
     return _ziv_difference(gf, y, G, s)
 
 
@@ -122,7 +134,8 @@ def log_softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc
             terms.append(c.escaped_term(s, acc))
             continue
         e = _exp_upper(y)
-        dx = abs(result[1])
+        # an exact value too small for a Fraction (see common.exact_of_mpf) is below 2^-16384
+        dx = abs(result[1]) if isinstance(result[1], Fraction) else Fraction(1, 1 << 16384)
         if c.escapes([e, abs_g, e * abs_g], acc, low=False):
             result = c.escaped(result)
         results.append(result)
