@@ -5,6 +5,7 @@
 # (inputs/second, worst ULP with its input, settled elements, bandwidth of the natural kernel)
 # under $OUT (default reports/out/f32-sweep), with the audit report and its table of F32 sweeps.
 # Extra arguments go to `judge sweep` (e.g. --chunks 0,8 to sweep two chunks only).
+# On a host with several GPUs, --gpus all spreads each sweep over them (one process per GPU).
 # BACKENDS=torch-cuda,cupy-direct calls cupy's ufuncs directly (backends/cupy_direct.py) where
 # the cupy adapter cannot be loaded.
 set -euo pipefail

@@ -45,13 +45,17 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="F32 GPU sweeps: log2 of the inputs per kernel call.")
 @click.option("--chunks", default=None, metavar="I,J,...",
               help="F32 GPU sweeps: sweep only these chunks (numbers of 2^chunk-log2 inputs).")
+@click.option("--gpus", default="1", metavar="N|all", show_default=True,
+              help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "
+                   "process per GPU, chunks dealt round robin); all: every visible GPU.")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
-            chunk_log2, chunks) -> None:
+            chunk_log2, chunks, gpus) -> None:
     """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
-    f32 = _F32Options(chunk_log2, [int(c) for c in chunks.split(",")] if chunks else None, out)
+    f32 = _F32Options(chunk_log2, [int(c) for c in chunks.split(",")] if chunks else None, out,
+                      gpus=_gpus(gpus), plugins=tuple(plugins))
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once
@@ -99,6 +103,8 @@ class _F32Options:
     chunks: list[int] | None
     out: str | None
     results: list = field(default_factory=list)  # the F32 sweeps so far (judge.sweep.gpu_f32.F32Sweep)
+    gpus: tuple[str, ...] = ("0",)
+    plugins: tuple[str, ...] = ()
 
 
 def _one(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options):
@@ -275,12 +281,30 @@ def _gpu_f32(contract, backend, cross, f32: _F32Options):
         return unsupported_row(contract, backend, "F32", str(ok), 0), \
             f"{_label(contract, backend, 'F32')}: unsupported: {ok}"
     click.echo(f"sweeping {contract.kernel} on {backend.name} ({backend.describe()})", err=True)
-    result = gpu_f32.sweep_f32(contract, backend, chunk_log2=f32.chunk_log2, chunks=f32.chunks,
-                               expectations=_expectations())
+    from judge.sweep.multi_gpu import sweep_f32_on
+
+    result = sweep_f32_on(f32.gpus, contract, backend, plugins=f32.plugins,
+                          chunk_log2=f32.chunk_log2, chunks=f32.chunks, expectations=_expectations())
     f32.results.append(result)
     if f32.out:  # after every sweep, so a run cut short keeps what it finished
         gpu_f32.write_outputs(Path(f32.out), f32.results)
     return result.row, result.summary()
+
+
+def _gpus(text: str) -> tuple[str, ...]:
+    """The GPUs an F32 sweep spreads over: the first N visible ones, or all of them."""
+    from judge.parallel import visible_gpus
+
+    visible = visible_gpus() or ("0",)
+    if text == "all":
+        return visible
+    try:
+        n = int(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is neither a count nor 'all'", param_hint="--gpus") from None
+    if not 1 <= n <= len(visible):
+        raise click.BadParameter(f"{n} GPUs asked for, {len(visible)} visible", param_hint="--gpus")
+    return visible[:n]
 
 
 def _label(contract, backend, dtype) -> str:

@@ -179,3 +179,35 @@ def findings(tally: Tally, rules) -> tuple[list[Finding], list[Finding]]:
         text = f"{check}: {tally.counts[check]:,} of {tally.elements:,} element(s)\n    {tally.first[check][1]}"
         (reported if is_reported(check, rules) else failed).append(Finding(check, text))
     return failed, reported
+
+
+def merge(tallies: list[Tally]) -> Tally:
+    """One tally of several sweeps over disjoint chunks, as if one sweep had scored every chunk
+    in ascending input order: counts and histograms add up; the first failing element of each
+    check, and the worst errors (ties to the lowest input), are the lowest-indexed ones."""
+    out = Tally(tallies[0].fmt)
+    hists = [np.asarray(_host(t.hist)) for t in tallies if t.hist is not None]
+    out.hist = np.sum(hists, axis=0) if hists else None
+    for t in tallies:
+        out.elements += t.elements
+        out.over_bound += t.over_bound
+        for check, n in t.counts.items():
+            out.counts[check] = out.counts.get(check, 0) + n
+        for check, first in t.first.items():
+            if check not in out.first or first[0] < out.first[check][0]:
+                out.first[check] = first
+        for check, n in t.mismatches.items():
+            out.mismatches[check] = out.mismatches.get(check, 0) + n
+        if (t.worst_ulp, -t.worst_idx) > (out.worst_ulp, -out.worst_idx):
+            out.worst_ulp, out.worst_idx = t.worst_ulp, t.worst_idx
+        if t.worst_real_idx >= 0 and (t.worst_real, -t.worst_real_idx) > (out.worst_real, -out.worst_real_idx):
+            out.worst_real, out.worst_real_idx = t.worst_real, t.worst_real_idx
+        out.rel_max, out.abs_max = max(out.rel_max, t.rel_max), max(out.abs_max, t.abs_max)
+    return out
+
+
+def to_host(tally: Tally) -> Tally:
+    """The tally with its histogram in host memory (to cross a process boundary)."""
+    if tally.hist is not None:
+        tally.hist = np.asarray(_host(tally.hist))
+    return tally

@@ -132,18 +132,31 @@ def sweep_f32(contract, backend, *, chunk_log2: int = 28, chunks: list[int] | No
     ``device`` is where the reference runs; "cpu" (with torch's CPU libm, whose F64 error is
     as small) exists to test this module on machines without a GPU.
     """
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    n = 1 << chunk_log2
+    order = chunks if chunks is not None else list(range((1 << 32) // n))
+    preload(contract, rules)
+    t0 = time.perf_counter()
+    result, run = sweep_chunks(contract, backend, order, chunk_log2=chunk_log2, rules=rules,
+                               device=device, log=log, repeat_first=True)
+    _finish(result, run, expectations, t0)
+    return result
+
+
+def sweep_chunks(contract, backend, order: list[int], *, chunk_log2: int, rules=None, device="cuda",
+                 log=None, repeat_first: bool = True) -> tuple[F32Sweep, _Run]:
+    """Sweep the listed chunks: the unfinished (result, run) that ``_finish`` completes; one
+    GPU's share of a sweep spread over several (``judge.sweep.multi_gpu``). ``repeat_first``:
+    repeat the first chunk's call to check determinism."""
     import torch
 
     import oracles
 
-    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    log = log or (lambda msg: None)
     dev = torch.device(device)
     n = 1 << chunk_log2
-    order = chunks if chunks is not None else list(range((1 << 32) // n))
     rules = rules or contract.semantics.values()
-    # Load the pure oracle (mpmath and the OpKind's module) before the clock starts: that is a
-    # cost per process, not per input.
-    f32_reference.pure_f32(contract.op_kind, np.arange(0x3F800000, 0x3F800004, dtype=np.uint32), rules)
+    preload(contract, rules)
     t0 = time.perf_counter()
     result = F32Sweep(verdict.new_row(contract, backend, "F32"), device=backend.describe())
     run = _Run(torch, dev, contract, backend, oracles.get(contract.op_kind),
@@ -153,11 +166,17 @@ def sweep_f32(contract, backend, *, chunk_log2: int = 28, chunks: list[int] | No
     if contract.device != backend.device:
         result.notes.append(f"contract {contract.file} (backend {contract.backend}) judged across devices")
     for step, c in enumerate(order):
-        _sweep_chunk(run, result, c * n, n, first=step == 0)
+        _sweep_chunk(run, result, c * n, n, first=repeat_first and step == 0)
         log(f"  chunk {step + 1}/{len(order)} (inputs 0x{c * n:08X}..): worst so far "
             f"{run.tally.worst_ulp} ulp, settled {run.counts['settled']}, {time.perf_counter() - t0:.1f} s")
-    _finish(result, run, expectations, t0)
-    return result
+    return result, run
+
+
+def preload(contract, rules=None) -> None:
+    """Load the pure oracle (mpmath and the OpKind's module) before a clock starts: that is a
+    cost per process, not per input."""
+    rules = rules or contract.semantics.values()
+    f32_reference.pure_f32(contract.op_kind, np.arange(0x3F800000, 0x3F800004, dtype=np.uint32), rules)
 
 
 def _sweep_chunk(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool) -> None:
