@@ -45,7 +45,10 @@ from judge.commands.audit import (
                    "not counted); larger sizes that do not fit are not measured, and the output "
                    "says so.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input values.")
-def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, seed) -> None:
+@click.option("--gpus", default="1", metavar="N|all", show_default=True,
+              help="Spread the contracts over this many visible GPUs, one process each (every "
+                   "entry says which GPU timed it); all: every visible GPU.")
+def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, seed, gpus) -> None:
     """Measure each kernel's cost model and write measured-cost.json and cost.html."""
     from judge.measure.output import write_measured_cost
     from judge.measure.run import MeasureOptions, measure
@@ -75,12 +78,23 @@ def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, s
                 if not dtypes or d in dtypes)
     click.echo(f"measuring {items} contract × dtype pairs on "
                f"{', '.join(b.name for b in chosen)}", err=True)
-    run = measure(chosen_contracts, chosen, options, progress=_progress, unavailable=missing)
-    json_path = write_measured_cost(run, out)
+    from judge.commands.sweep import _gpus
+
+    spread = _gpus(gpus)
+    if len(spread) > 1:
+        from judge.measure.multi_gpu import measure_on
+        from judge.measure.output import write_cost_doc
+
+        doc = measure_on(spread, chosen_contracts, tuple(b.name for b in chosen), tuple(plugins), options)
+        json_path = write_cost_doc(doc, out)
+        errors = [e for e in doc["entries"] if e["status"] == "error"]
+    else:
+        run = measure(chosen_contracts, chosen, options, progress=_progress, unavailable=missing)
+        json_path = write_measured_cost(run, out)
+        errors = [e for e in run.entries if e.error and e.fit is None and not e.unsupported]
     html_path = write_cost_page(json_path)
     click.echo(f"measured-cost.json: {json_path}")
     click.echo(f"         cost.html: {html_path}")
-    errors = [e for e in run.entries if e.error and e.fit is None and not e.unsupported]
     if errors:
         click.echo(f"{len(errors)} item(s) could not be measured (see measured-cost.json)",
                    err=True)

@@ -155,8 +155,12 @@ def measured_cost(run) -> dict:
 
 
 def write_measured_cost(run, out_dir) -> Path:
+    return write_cost_doc(measured_cost(run), out_dir)
+
+
+def write_cost_doc(doc: dict, out_dir) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "measured-cost.json"
-    path.write_text(json.dumps(measured_cost(run), indent=1, allow_nan=False) + "\n")
+    path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     return path
