@@ -14,7 +14,18 @@ from oracles.opdef import OpDef
 
 
 def _families() -> tuple[Family, ...]:
-    from oracles.families import cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+    from oracles.families import (
+        cast,
+        conv,
+        cumsum,
+        elementwise,
+        lastdim,
+        matmul,
+        movement,
+        pad,
+        reductions,
+        rope,
+    )
 
     return (
         elementwise.FAMILY,
@@ -24,6 +35,9 @@ def _families() -> tuple[Family, ...]:
         cast.FAMILY,
         movement.FAMILY,
         lastdim.FAMILY,
+        rope.FAMILY,
+        conv.FAMILY,
+        pad.FAMILY,
     )
 
 

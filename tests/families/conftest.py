@@ -73,3 +73,14 @@ def contract():
     """(file, kernel) -> contract of the matmul and cumsum files."""
     get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
     return lambda file, kernel: get(kernel)
+
+
+@pytest.fixture(scope="session")
+def broken_conv():
+    return plugin("broken_conv.py")
+
+
+@pytest.fixture(scope="session")
+def conv_contract():
+    """kernel -> contract of the rope, convolution and pad files."""
+    return by_kernel("rope.fkc.md", "conv.fkc.md", "pad.fkc.md")
