@@ -16,6 +16,7 @@ from typing import Any
 from backends._conv_params import pad_args
 from backends._move_params import fill_bytes
 
+
 def _fill_value(env, x) -> float | int:
     """The fill element as the Python scalar F.pad takes."""
     import numpy as np

@@ -34,8 +34,8 @@ SEED_TWINS = (
     "vulkan-elementwise.fkc.md",
 )
 # The families beyond the seeds, from the dispatch inventory.
-FAMILY_FILES = ("cast.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md", "matmul.fkc.md",
-                "softmax-norm.fkc.md")
+FAMILY_FILES = ("cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md", "matmul.fkc.md",
+                "pad.fkc.md", "rope.fkc.md", "softmax-norm.fkc.md")
 
 
 # --- helpers -------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ class Conv:
         return self.out[1] // self.groups
 
     def expected_out(self) -> tuple[int, int, int, int]:
-        (n, cin, h, w), (kh, kw) = self.x, self.w[2:]
+        (n, _, h, w), (kh, kw) = self.x, self.w[2:]
         if self.transposed:
             cout = self.w[1] * self.groups
             return (n, cout, transposed_out(h, kh, self.stride[0], self.pad_h, self.dilation[0], self.output_padding[0]),

@@ -32,7 +32,7 @@ import math
 from fractions import Fraction
 
 from mpmath import mp
-from mpmath.libmp import fone, from_man_exp, mpf_add, mpf_div, mpf_exp, mpf_mul, mpf_neg
+from mpmath.libmp import fone, from_man_exp, mpf_add, mpf_div, mpf_exp, mpf_neg
 
 from numerics.rounding import FloatSpec, round_fraction
 from oracles import arith

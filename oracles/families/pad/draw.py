@@ -9,6 +9,9 @@ gradients are long sums.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from hypothesis import strategies as st
 
 from numerics.long_rows import draw_row, rows_of
@@ -72,16 +75,31 @@ def fill_element(draw, dtype: str) -> int:
     return draw(choices[which].filter(lambda b: b != POISON_BITS[dtype]))
 
 
+def _ramp(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Every element distinct (quarters around zero; small integers), so an output that reads
+    the wrong source position (a reflection that repeats the edge) shows whatever the data."""
+    from numerics.formats import get_format
+
+    n = math.prod(shape)
+    fmt = get_format(dtype)
+    values = (np.arange(n) - n // 2) / 4 if fmt.is_float else np.arange(n) % 251 + 1
+    return values.astype(fmt.numpy_dtype).reshape(shape)
+
+
 @st.composite
 def _data_and_fill(draw, dtype: str, shape: tuple[int, ...], params: dict):
-    """Pad's data (with NaN payloads and -0.0 where it is float) and its fill element, written
-    into ``params`` as little-endian ``fill_bytes``."""
+    """Pad's data (with NaN payloads and -0.0 where it is float; one array in three a ramp of
+    distinct values) and its fill element, written into ``params`` as little-endian
+    ``fill_bytes``."""
     from numerics.formats import get_format
     from numerics.values import value_array
     from oracles.families.movement.draw import float_data
 
     fmt = get_format(dtype)
-    data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))
+    if draw(st.integers(0, 2)) == 2:
+        data = _ramp(dtype, shape)
+    else:
+        data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))
     params["fill_bytes"] = list(draw(fill_element(dtype)).to_bytes(fmt.itemsize, "little"))
     return data
 

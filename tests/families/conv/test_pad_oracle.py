@@ -53,11 +53,11 @@ def _check_backward(case, dtype: str) -> int:
     flat = g.astype(np.float64).reshape(-1)
     got = array_to_bits(out.expected, dtype).reshape(-1)
     to_format = conv_mpfr.helper()._to_format
+    f = get_format(dtype)
+    as_float = lambda b: float(np.array([b], f.bits_dtype).view(f.numpy_dtype)[0])  # noqa: E731
     for i in range(index.size):
         grads = [gmpy2.mpfr(float(v), 64) for v in flat[source == i]]
         want = to_format(conv_mpfr.mpfr_sum(grads), dtype)[0]
-        f = get_format(dtype)
-        as_float = lambda b: float(np.array([b], f.bits_dtype).view(f.numpy_dtype)[0])  # noqa: E731
         assert got[i] == want or (math.isnan(as_float(got[i])) and math.isnan(as_float(want))), (i, p)
         count, abs_sum = out.terms.reshape(-1)[i]
         finite = [abs(Fraction(v)) for v in flat[source == i] if math.isfinite(v)]
