@@ -13,7 +13,8 @@ with k products and b plain terms summed in any order in the accumulator, each t
 most one product rounding and k + b − 1 additions, so the error is at most
 γ_{k+b}·Σ|terms| (Higham), γ_n = n·u / (1 − n·u) ≤ (n + 1)·u while n(n + 1)·u ≤ 1 (n here is
 at most a few thousand, u ≤ 2^-24). A fused multiply-add only removes roundings. So count − 1 =
-k + b + 1 for products, k + b for plain sums (no product rounding; the same margin of one).
+k + b + 1 for products, k + b for plain sums (no product rounding; the same margin of one). A result narrowed from the
+accumulator into a shorter output format adds that rounding (``Grid.bound_terms``).
 An underflowing product errs by up to half the accumulator's smallest subnormal, absolutely;
 2^emin(acc) added to abs_sum gives (count − 1)·u·2^emin ≥ k such halves. Where some order's
 partial sums can reach the accumulator's overflow threshold, ±inf and NaN are admitted too
@@ -82,6 +83,7 @@ class Grid:
         self.acc = acc or dtype
         self.s = float_spec(out_fmt)
         self.tiny = Fraction(2) ** float_spec(self.acc).emin
+        self.acc_p = float_spec(self.acc).p
 
     def lift(self, v: float) -> int | float:
         """``v`` as an integer over 2^-qmin; NaN and ±inf stay floats."""
@@ -124,8 +126,14 @@ class Grid:
         return Fraction(f.total, self.denom)
 
     def bound_terms(self, f: Folded) -> tuple[int, Fraction]:
-        """(count, abs_sum) of the derived bound."""
-        return f.count, Fraction(f.pos + f.neg, self.denom) + (self.tiny if f.products else 0)
+        """(count, abs_sum) of the derived bound. Where the result is narrowed from the
+        accumulator into a shorter output format (F32 into BF16/F16), that last rounding errs
+        by u_out·(|exact| + E), E the sum's error: the ulp term covers the first part, and the
+        count grows by the factor (1 + u_out) for the second."""
+        count = f.count
+        if self.s.p < self.acc_p:
+            count = 1 + -((-(count - 1) * ((1 << self.s.p) + 1)) >> self.s.p)  # ceil((c-1)(1+u))
+        return count, Fraction(f.pos + f.neg, self.denom) + (self.tiny if f.products else 0)
 
     def admitted(self, f: Folded, phantom: bool) -> tuple[float, ...]:
         """What a free summation order (and, with ``phantom``, an implicit zero times a

@@ -51,6 +51,17 @@ def product(a: float, b: float) -> gmpy2.mpfr:
         return gmpy2.mpfr(a, 64) * gmpy2.mpfr(b, 64)
 
 
+def bound_count(terms: int, products: bool, fmt: str) -> int:
+    """The derived bound's count of a sum of ``terms`` terms: one more than the roundings on a
+    term's path (a product's, the additions) plus one of margin; a half output narrowed from
+    the F32 accumulator multiplies the roundings by (1 + 2^-p)."""
+    roundings = terms + (1 if products else 0)
+    if fmt in ("BF16", "F16"):
+        p = 8 if fmt == "BF16" else 11
+        roundings = math.ceil(roundings * (1 + 2.0**-p))
+    return roundings + 1
+
+
 def _group_of(c: int, per_group: int) -> int:
     return c // per_group
 
