@@ -30,7 +30,8 @@ def _pad(env, args: Sequence[Any]):
         return xp.pad(x, pads, mode=_NUMPY_MODES[mode])
     t = np.dtype(env.t)
     fill = np.frombuffer(fill_bytes(env.op.params, t.itemsize), dtype=t).reshape(())
-    return xp.pad(x, pads, mode="constant", constant_values=xp.asarray(fill))
+    # a host scalar for both libraries: cupy.pad reads constant_values through numpy.array
+    return xp.pad(x, pads, mode="constant", constant_values=fill)
 
 
 def _sources(n: int, before: int, after: int, mode: str) -> list[int]:
