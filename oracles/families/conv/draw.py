@@ -145,7 +145,9 @@ def _long_causal(draw, contract, dtypes, longest, operand):
 
     def x_values(count: int) -> np.ndarray:
         rows = rows_of(pattern, channels * seq_out, seq_out, dtypes[0], rng, value).reshape(channels, seq_out)
-        return np.concatenate([np.zeros((channels, k - 1), rows.dtype), rows], axis=1).reshape(-1)[:count]
+        x = np.zeros((channels, seq_in), rows.dtype)  # the caller's kernel - 1 zeros, then the rows
+        x[:, k - 1:] = rows
+        return x.reshape(-1)[:count]
 
     shapes = [(1, channels, seq_in), (channels, k), (channels,)]
     fills = [x_values, _weights(pattern, dtypes[1], rng), lambda count: row_values("equal", count, dtypes[2], rng, 0.0)]
