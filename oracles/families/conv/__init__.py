@@ -44,18 +44,24 @@ def rows() -> list[OpDef]:
 
 
 def size_plan(contract, opdef, n):
-    """16 channels, 3×3 taps (a 4-tap causal kernel), the spatial extent growing with n."""
+    """x of n elements: 16 channels where n allows (one otherwise) and 3×3 taps over a spatial
+    extent as square as n allows; a causal kernel of 4 taps (fewer below 4 steps)."""
+    channels = 16 if n % 16 == 0 else 1
     if opdef.op_kind == "CausalConv1d":
-        seq = max(1, n // 16)
-        return ([(1, 16, seq + 3), (16, 4), (16,)][:len(contract.inputs)],
-                {"batch": 1, "channels": 16, "seq_in": seq + 3, "seq_out": seq, "kernel": 4, "use_silu": False})
-    side = max(1, math.isqrt(max(1, n // 16)))
-    w = (16, 16, 3, 3)
-    params = {"x_shape": [1, 16, side, side], "w_shape": list(w), "out_shape": [1, 16, side, side],
+        seq_in = n // channels
+        kernel = min(4, seq_in)
+        return ([(1, channels, seq_in), (channels, kernel), (channels,)],
+                {"batch": 1, "channels": channels, "seq_in": seq_in, "seq_out": seq_in - kernel + 1,
+                 "kernel": kernel, "use_silu": False})
+    area = n // channels
+    h = math.gcd(area, 1 << (area.bit_length() // 2))  # a power of two near the square root
+    w = area // h
+    shape = (channels, channels, 3, 3)
+    params = {"x_shape": [1, channels, h, w], "w_shape": list(shape), "out_shape": [1, channels, h, w],
               "stride": [1, 1], "padding": [1, 1, 1, 1], "dilation": [1, 1], "groups": 1}
     if opdef.op_kind == "ConvTranspose2D":
         params["output_padding"] = [0, 0]
-    return [(1, 16, side, side), w, (16,)][:len(contract.inputs)], params
+    return [(1, channels, h, w), shape, (channels,)][:len(contract.inputs)], params
 
 
 FAMILY = Family(

@@ -132,13 +132,14 @@ def long_case(contract, opdef, dtypes, longest, operand):
 
 
 def size_plan(contract, opdef, n):
-    """PadBackward: a [n / 256, 256] input's gradient, padded by one row and two columns on each
-    side in the mode the contract fixes (Constant where it admits any). Pad has no plan: its
-    fill element is one element of the measured dtype, which a plan is not told."""
+    """PadBackward: a gradient of n elements, the padding of a row of n - 2 by one element on
+    each side, in the mode the contract fixes (Constant where it admits any). Pad has no size
+    plan: its fill element is one element of the measured dtype, which ``Family.size_plan`` is
+    not told."""
     if opdef.op_kind == "Pad":
-        raise ValueError(f"{contract.kernel}: Pad's fill_bytes is one element of the measured "
-                         "dtype, which the size plan does not know")
-    rows = max(1, n // 256)
-    params = {"in_shape": [rows, 256], "out_shape": [rows + 2, 260], "padding": [[1, 1], [2, 2]],
+        raise ValueError(f"{contract.kernel}: Pad has no size plan: its fill_bytes is one element "
+                         "of the measured dtype, which the size plan is not told")
+    side = 1 if n >= 3 else 0
+    params = {"in_shape": [n - 2 * side], "out_shape": [n], "padding": [[side, side]],
               "mode_tag": fixed_mode(contract) or 0}
-    return [(rows + 2, 260)], params
+    return [(n,)], params

@@ -60,7 +60,12 @@ def rope_hints(fmt):
 
 
 def size_plan(contract, opdef, n):
-    """[outer, 16, 64]: a sequence of 16 rotary positions of head_dim 64."""
-    outer = max(1, n // (16 * 64))
-    return [(outer, 16, 64), (16, 64), (16, 64)], {"outer_count": outer, "seq": 16, "head_dim": 64,
+    """x of n elements as [outer, seq, head_dim]: head_dim 64 and 16 positions where n allows
+    (n a power of two: the measured sizes), smaller otherwise."""
+    if n % 2:
+        raise ValueError(f"{contract.kernel}: Rope pairs positions, so x needs an even element count, not {n}")
+    d = math.gcd(n, 64)
+    seq = math.gcd(n // d, 16)
+    outer = n // (d * seq)
+    return [(outer, seq, d), (seq, d), (seq, d)], {"outer_count": outer, "seq": seq, "head_dim": d,
                                                    "interleaved": pairing_of(contract)}
