@@ -138,7 +138,11 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     **{kind: (*FLOAT_DTYPES, "U8", "U32", "I16", "I32", "I64") for kind in _move_params.MOVE_KINDS},
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax
+    "Pad": (*FLOAT_DTYPES, "U8", "U32"),
 }
+# Kernels that move bits without arithmetic: an adapter without T (cupy's BF16) moves their bit
+# patterns instead of widening, which would quiet a signalling NaN.
+BIT_COPIES = (*_move_params.MOVE_KINDS, "Pad")
 
 
 def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wired) -> bool | str:

@@ -29,9 +29,11 @@ from backends._common import (
 )
 from backends._torch_backward import TORCH_BACKWARD
 from backends._torch_cast import TORCH_CAST
+from backends._torch_conv import TORCH_CONV
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
 from backends._torch_norm import TORCH_NORM
+from backends._torch_pad import TORCH_PAD
 from backends._torch_quant import TORCH_QUANT
 
 
@@ -234,4 +236,6 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_NORM,
     **TORCH_BACKWARD,
     **TORCH_QUANT,
+    **TORCH_CONV,
+    **TORCH_PAD,
 }

@@ -26,9 +26,11 @@ from backends._common import (
 )
 from backends._xp_backward import XP_BACKWARD
 from backends._xp_cast import XP_CAST
+from backends._xp_conv import XP_CONV
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
 from backends._xp_norm import XP_NORM
+from backends._xp_pad import XP_PAD
 from backends._xp_quant import XP_QUANT
 
 
@@ -293,4 +295,6 @@ XP_TABLE: dict[str, Entry] = {
     **XP_NORM,
     **XP_BACKWARD,
     **XP_QUANT,
+    **XP_CONV,
+    **XP_PAD,
 }

@@ -10,8 +10,7 @@ narrowed with round-to-nearest-even (``_cupy_bf16``).
 
 from __future__ import annotations
 
-from backends._common import check_dtypes, make_op_call, store_outputs
-from backends._move_params import MOVE_KINDS
+from backends._common import BIT_COPIES, check_dtypes, make_op_call, store_outputs
 from judge.api import Backend, is_resident
 
 
@@ -127,7 +126,7 @@ class CupyBackend(Backend):
         compute = np.dtype(np.float32) if op.dtype == "BF16" else t
         # Data movement copies bits: BF16 (which cupy lacks) moves as its uint16 patterns, as a
         # byte-level kernel does; widening it to float32 and back would quiet signalling NaNs.
-        bits = op.op_kind in MOVE_KINDS and op.dtype == "BF16"
+        bits = op.op_kind in BIT_COPIES and op.dtype == "BF16"
         if bits:
             t = compute = np.dtype(np.uint16)
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)

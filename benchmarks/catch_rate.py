@@ -45,6 +45,15 @@ FAMILY_CASES = [
     ("broken_backward.py", "HalfRowSums", "backward.fkc.md", "rms_norm_last_dim_backward_cpu", "F16"),
     ("broken_quant.py", "ScaleReadAsF32", "quant-matmul.fkc.md", "qmatmul_cpu", "F32"),
     ("broken_quant.py", "Nf4NibblesSwapped", "quant-matmul.fkc.md", "nf4_matmul_cpu", "F32"),
+    ("broken_conv.py", "RopeInterleavedPairs", "rope.fkc.md", "rope_cpu", "F32"),
+    ("broken_conv.py", "RopeSinOnTheWrongHalf", "rope.fkc.md", "rope_cpu", "F16"),
+    ("broken_conv.py", "CausalConvPadsRight", "conv.fkc.md", "causal_conv1d_cpu", "F32"),
+    ("broken_conv.py", "Conv2dPaddingSidesSwapped", "conv.fkc.md", "conv2d_cpu", "F32"),
+    ("broken_conv.py", "ConvTransposeUnflipped", "conv.fkc.md", "conv_transpose2d_cpu", "F32"),
+    ("broken_conv.py", "ConvTransposeOutputPaddingTop", "conv.fkc.md", "conv_transpose2d_bias_cpu", "F32"),
+    ("broken_conv.py", "PadReflectRepeatsEdge", "pad.fkc.md", "pad_cuda", "F32"),
+    ("broken_conv.py", "PadZeroFillFastPath", "pad.fkc.md", "pad_cpu", "F32"),
+    ("broken_conv.py", "PadZeroFillFastPath", "pad.fkc.md", "pad_cpu", "BF16"),
 ]
 
 

@@ -17,13 +17,16 @@ def _families() -> tuple[Family, ...]:
     from oracles.families import (
         backward,
         cast,
+        conv,
         cumsum,
         elementwise,
         lastdim,
         matmul,
         movement,
+        pad,
         quant,
         reductions,
+        rope,
     )
 
     return (
@@ -36,6 +39,9 @@ def _families() -> tuple[Family, ...]:
         lastdim.FAMILY,
         backward.FAMILY,
         quant.FAMILY,
+        rope.FAMILY,
+        conv.FAMILY,
+        pad.FAMILY,
     )
 
 

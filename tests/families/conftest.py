@@ -93,3 +93,14 @@ def broken_quant():
 @pytest.fixture(scope="session")
 def quant_contract():
     return by_kernel("quant-matmul.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_conv():
+    return plugin("broken_conv.py")
+
+
+@pytest.fixture(scope="session")
+def conv_contract():
+    """kernel -> contract of the rope, convolution and pad files."""
+    return by_kernel("rope.fkc.md", "conv.fkc.md", "pad.fkc.md")
