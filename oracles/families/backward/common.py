@@ -33,8 +33,8 @@ def value(x: float) -> Fraction | float:
 
 def _proxy(a: Fraction | float) -> float:
     """A stand-in with a's IEEE behaviour against a special: its sign, or 0."""
-    if isinstance(a, Fraction):
-        return 0.0 if a == 0 else math.copysign(1.0, a)
+    if isinstance(a, Fraction):  # compared, never converted: a Fraction may be beyond F64
+        return 0.0 if a == 0 else 1.0 if a > 0 else -1.0
     return a
 
 
@@ -143,6 +143,17 @@ def escaped(result):
     """A result whose row left the accumulator's range: NaN and ±inf are admitted, and the bound
     (``escaped_term``) admits any finite value."""
     return edges.with_alternatives(result, ESCAPED)
+
+
+def infinite(result, s: FloatSpec) -> bool:
+    """Whether a boxed result is the special ±inf (not NaN, not a finite value that overflows)."""
+    return result[1] is None and result[0] & ~s.sign_bit == s.inf_mag
+
+
+def with_nan(result):
+    """An infinite result that some evaluation order of the same formula makes NaN (an infinity
+    meeting a factor held as 0, or the other infinity): NaN is admitted beside it."""
+    return edges.with_alternatives(result, (NAN,))
 
 
 def escaped_term(out: FloatSpec, acc: FloatSpec) -> tuple[int, Fraction]:
