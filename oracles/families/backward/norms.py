@@ -11,7 +11,15 @@ Both are sign(a)·√(a²/Q) for rationals, rounded exactly (``common.box_sqrt``
 
 Specials follow the IEEE operations of the formulas (``common``): a NaN or ±inf in x makes the
 row NaN (the mean square or mean is infinite: inf/inf, inf − inf); a NaN in g makes the row NaN;
-±inf in g gives ±inf or NaN element by element (0·inf where x_i or d_i is 0).
+±inf in g gives ±inf or NaN element by element (0·inf where x_i or d_i is 0). The contract fixes
+no evaluation order, and the sum it then forms is infinite, so an infinite element also admits
+NaN: an arrangement may meet that infinity with a factor held as 0 (x_i·ρ³/n underflows) or
+with a finite part that overflows to the other infinity, and layer norm's raw-moment form
+a·g + b·x + c (torch's fused kernel: b = (Σg·μ − Σg·x)·ρ³/n) gives inf − inf wherever x_i and
+μ share a sign. Layer norm admits either infinity and NaN for every element of such a row where
+the sign of μ or of a centred value d_j is within the mean's rounding error (x_j − μ̂ may round
+to the other sign or to 0). The signs of the other factors are exact, so no other arrangement
+gives the opposite infinity.
 
 Derived bounds (``terms``), u the accumulator's unit roundoff, tiny its smallest normal:
 - RMS: q̂ errs by θ ≤ (n + 2)·u relatively, r̂ and r̂³ (or a reciprocal square root) by θ/2 and
@@ -23,6 +31,22 @@ Derived bounds (``terms``), u the accumulator's unit roundoff, tiny its smallest
   u·|g_i| + (n+1)·u·Σ|g|/n + tiny + S/(nV)·(M + u·|d_i|) + |d_i|/(nV)·(M·Σ|g| + (n+1)·u·S + n·tiny)
   + |d_i|·S/(nV)·(ε + 4u) + u·(|g_i − ḡ| + |d_i|·S/(nV)), and dx_i by that over σ plus
   |a_i|/σ·(ε/2 + 4u); twice that is the bound (second-order room). Beyond ε = 1/2 the row escapes.
+- Underflow: a product that rounds below the smallest normal errs by u·tiny absolutely, not
+  relatively, and every factor it meets afterwards scales that error. The arrangements admitted
+  (g·ρ or g/r, ρ = 1/r; x_i·D·ρ³/n in any association, ρ³ as ρ·ρ·ρ, 1/(r·q) or a cube, with
+  autograd's factors 2 and ½ of x²; the normalised form ρ·(g − y·mean(g·y)), y = x·ρ; for layer
+  norm also the raw-moment form a·g + b·x + c) meet each of their atoms at most once (ρ at most
+  three times), so an underflow's error grows by at most the product A_i of the atoms' parts
+  above 1: RMS A_i = 4·max(1,|g_i|)·max(1,|x_i|)·max(1, 2S + tiny)·max(1, 1/r)³; layer
+  A_i = 4·max(1, |g_i| + Σ|g|)·max(1, |x_i| + |μ|)²·max(1, 2C* + tiny)·max(1, 1/σ)³ with
+  C* = Σ|g_j|·(|x_j| + |μ|) (above |C|, Σ|g·x| and |Σg·μ|). The n products of each sum and the
+  chain's few roundings add (2n + 8)·u·tiny·A_i at most: tiny·A_i joins the RMS abs_sum (count
+  3n + 13 covers it), (2n + 8)·u·tiny·A_i the layer bound. That term is far below the others
+  unless a partial product of some arrangement falls below the smallest normal times 2^p
+  (``common.escapes(low=True)``), and there it admits the range the underflow spans, as the
+  softmax bound's |y_i|·n·tiny does (x = 1024, g = −2^-1022: g·x·ρ³ is subnormal, and x times
+  it errs by 1024·u·tiny). A square that underflows into q or V errs by u·tiny against eps:
+  below u² relatively for the drawn eps (≥ 2^-20).
 - A row whose intermediates (Σx², q^1.5, S, |x_i|·S, |g_i|·q; Σ|x|, the centred squares, Σ|g|,
   |d_i|·S) can reach the accumulator's overflow threshold admits NaN and ±inf and any finite
   value (``common.escapes``): no accumulator of that format resolves it.
@@ -39,14 +63,16 @@ from oracles.families.backward import common as c
 
 
 def _special_rms(xs: list[float], gs: list[float], s: FloatSpec):
-    """Results of a row holding a NaN or ±inf, from the IEEE operations of g/r − x·D/(n·r³)."""
+    """Results of a row holding a NaN or ±inf, from the IEEE operations of g/r − x·D/(n·r³); an
+    infinite one also admits NaN (module docstring)."""
     n = len(xs)
     if not all(math.isfinite(x) for x in xs):
         return [arith.nan(s)] * n
     xv, gv = [Fraction(x) for x in xs], [c.value(g) for g in gs]
     D = c.total(c.mul(g, x) for g, x in zip(gv, xv, strict=True))
     # r is finite and positive here: against a special it acts as 1
-    return [c.box(c.sub(g, c.mul(x, D)), s) for g, x in zip(gv, xv, strict=True)]
+    out = [c.box(c.sub(g, c.mul(x, D)), s) for g, x in zip(gv, xv, strict=True)]
+    return [c.with_nan(r) if c.infinite(r, s) else r for r in out]
 
 
 def rms_backward_row(xs: list[float], gs: list[float], eps: Fraction, s: FloatSpec, acc: FloatSpec):
@@ -65,6 +91,8 @@ def rms_backward_row(xs: list[float], gs: list[float], eps: Fraction, s: FloatSp
     r_lo = c.sqrt_below(q)
     r3_lo = r_lo**3
     tiny = c.tiny(acc)
+    # the underflow amplification A_i of the module docstring, less its g_i and x_i factors
+    amplified = 4 * max(1, 2 * S + tiny) * max(1, 1 / r_lo) ** 3
     wide = c.escapes([squares, q3 / 4, S, *(abs(x) * S for x in xv), *(abs(g) * q for g in gv)],
                      acc, low=False)
     results, terms = [], []
@@ -78,12 +106,14 @@ def rms_backward_row(xs: list[float], gs: list[float], eps: Fraction, s: FloatSp
         dx = abs(a) / (r3_lo)  # an upper bound of |dx_i|
         t1, t2 = abs(g) / r_lo, abs(x) * S / (n * r3_lo)
         results.append(result)
-        terms.append((3 * n + 13, t1 + t2 + abs(x) * tiny / r3_lo + dx + tiny))
+        under = tiny * max(1, abs(g)) * max(1, abs(x)) * amplified
+        terms.append((3 * n + 13, t1 + t2 + abs(x) * tiny / r3_lo + dx + tiny + under))
     return results, terms
 
 
-def _special_layer(xs: list[float], gs: list[float], s: FloatSpec):
-    """Results of a row holding a NaN or ±inf, from the IEEE operations of (g − ḡ − d·C/(nV))/σ."""
+def _special_layer(xs: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
+    """Results of a row holding a NaN or ±inf, from the IEEE operations of (g − ḡ − d·C/(nV))/σ,
+    with the alternatives of the module docstring."""
     n = len(xs)
     if not all(math.isfinite(x) for x in xs) or any(g != g for g in gs):
         return [arith.nan(s)] * n
@@ -92,7 +122,11 @@ def _special_layer(xs: list[float], gs: list[float], s: FloatSpec):
     ds = [x - mu for x in xv]
     gbar = c.total(gv)  # only its special value matters here: Σg/n is infinite or NaN
     C = c.total(c.mul(g, d) for g, d in zip(gv, ds, strict=True))
-    return [c.box(c.sub(c.sub(g, gbar), c.mul(d, C)), s) for g, d in zip(gv, ds, strict=True)]
+    out = [c.box(c.sub(c.sub(g, gbar), c.mul(d, C)), s) for g, d in zip(gv, ds, strict=True)]
+    M = c.unit(acc) * (sum(abs(x) for x in xv) + 2 * abs(mu)) + Fraction(2) ** acc.qmin
+    if any(abs(v) <= 2 * M for v in (mu, *ds)):  # a sign the kernel's μ̂ may turn
+        return [c.escaped(r) for r in out]
+    return [c.with_nan(r) if c.infinite(r, s) else r for r in out]
 
 
 def _layer_stats(xv: list[Fraction], gv: list[Fraction], eps: Fraction, acc: FloatSpec) -> dict:
@@ -108,9 +142,13 @@ def _layer_stats(xv: list[Fraction], gv: list[Fraction], eps: Fraction, acc: Flo
     E = M * M + (n + 8) * u * (V + 2 * c.sqrt_above(v) * c.sqrt_above(squares / n))
     sum_g = sum(abs(g) for g in gv)
     S = sum(abs(g * d) for g, d in zip(gv, ds, strict=True))
+    root = c.sqrt_below(V)
+    c_star = sum(abs(g) * (abs(x) + abs(mu)) for g, x in zip(gv, xv, strict=True))
     return dict(n=n, u=u, tiny=c.tiny(acc), mu=mu, ds=ds, V=V, M=M, eps_v=E / V,
                 gbar=sum(gv) / n, C=sum(g * d for g, d in zip(gv, ds, strict=True)),
-                sum_g=sum_g, S=S, root=c.sqrt_below(V),
+                sum_g=sum_g, S=S, root=root,
+                # A_i of the module docstring, less its g_i and x_i factors
+                amplified=4 * max(1, 2 * c_star + c.tiny(acc)) * max(1, 1 / root) ** 3,
                 wide=[sum(abs(x) for x in xv), 4 * n * v, squares, sum_g, S])
 
 
@@ -124,7 +162,9 @@ def _layer_bound(g: Fraction, d: Fraction, a: Fraction, st: dict) -> Fraction:
              + abs(d) / (n * V) * (M * sum_g + (n + 1) * u * S + n * tiny)
              + abs(d) * w * (eps_v + 4 * u)
              + u * (abs(g - st["gbar"]) + abs(d) * w))
-    return 2 * (err_a + abs(a) * (eps_v / 2 + 4 * u)) / st["root"] + tiny
+    x_mu = abs(d + st["mu"]) + abs(st["mu"])
+    under = (2 * n + 8) * u * tiny * max(1, abs(g) + sum_g) * max(1, x_mu) ** 2 * st["amplified"]
+    return 2 * (err_a + abs(a) * (eps_v / 2 + 4 * u)) / st["root"] + tiny + under
 
 
 def layer_backward_row(xs: list[float], gs: list[float], eps: Fraction, s: FloatSpec, acc: FloatSpec):
@@ -133,7 +173,7 @@ def layer_backward_row(xs: list[float], gs: list[float], eps: Fraction, s: Float
     if n == 0:
         return [], []
     if not all(math.isfinite(v) for v in (*xs, *gs)):
-        return _special_layer(xs, gs, s), [(n, Fraction(0))] * n
+        return _special_layer(xs, gs, s, acc), [(n, Fraction(0))] * n
     xv, gv = [Fraction(x) for x in xs], [Fraction(g) for g in gs]
     st = _layer_stats(xv, gv, eps, acc)
     wide = st["eps_v"] > Fraction(1, 2) or c.escapes(
