@@ -10,7 +10,13 @@ definition, whether or not y came from a forward):
 
 Specials follow the IEEE operations of these formulas (``common``): a NaN in a row's products or
 sum reaches the whole row, an infinite s or G gives ±inf or NaN (inf·0, inf − inf) element by
-element, exp(+inf) = inf and exp(−inf) = 0.
+element, exp(+inf) = inf and exp(−inf) = 0. The contract fixes no evaluation order, so where
+the sum is infinite an infinite element also admits NaN: exp(y_i) of a finite y_i may round to
+0 in the accumulator (y = −3e81: 0·(−inf)), and a finite product or partial sum may overflow to
+the other infinity (inf − inf). The factors' signs are exact, so never the other infinity. Where
+e^{y_i}·G is infinite with a finite G (y_i = +inf, or far beyond the format), the sign of the
+computed G decides: where |G| is within the sum's rounding error, (n − 1)·u·Σ|g| + n·tiny, or
+its partial sums can overflow, either infinity and NaN are admitted.
 
 Derived bounds (``terms``), u the accumulator's unit roundoff, tiny its smallest normal:
 - softmax: s in any order errs by n·u·(Σ|g_j·y_j| + tiny) (products, sum, underflow); the
@@ -52,7 +58,7 @@ def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: Fl
         dx = c.mul(y, c.sub(g, dot))
         result = c.box(dx, s)
         if c.is_special(dx):
-            results.append(result)
+            results.append(c.with_nan(result) if c.infinite(result, s) else result)
             terms.append((n, Fraction(0)))
             continue
         if c.escapes([abs_dot, abs(g) + abs_dot, abs(y) * (abs(g) + abs_dot)], acc, low=False):
@@ -115,6 +121,17 @@ def _log_element(g, y: float, gf: float, G, s: FloatSpec):
     return _ziv_difference(gf, y, G, s)
 
 
+def _special_alternatives(result, G, n: int, abs_g: Fraction, s: FloatSpec, acc: FloatSpec):
+    """An infinite result with what other arrangements give (module docstring)."""
+    if not c.infinite(result, s):
+        return result
+    if c.is_special(G):
+        return c.with_nan(result)
+    # e^y·G is infinite (y = +inf, or far beyond the format): the computed G's sign decides it
+    unsure = abs(G) <= (n - 1) * c.unit(acc) * abs_g + n * c.tiny(acc)
+    return c.escaped(result) if unsure or c.escapes([abs_g], acc, low=False) else result
+
+
 def log_softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one row."""
     n = len(ys)
@@ -126,7 +143,7 @@ def log_softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc
     for y, g, gf in zip(ys, gv, gs, strict=True):
         result = _log_element(g, y, gf, G, s)
         if result[1] is None or not math.isfinite(y) or c.is_special(G):
-            results.append(result)
+            results.append(_special_alternatives(result, G, n, abs_g, s, acc))
             terms.append((n, Fraction(0)))
             continue
         if y > FAR_EXP:
