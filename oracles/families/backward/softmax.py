@@ -39,6 +39,7 @@ from mpmath.libmp import mpf_exp, mpf_mul, mpf_sub
 
 from numerics.rounding import FloatSpec
 from oracles.families.backward import common as c
+from oracles.families.backward import dyadic as dy
 from oracles.ziv import correctly_rounded, mpf_of_float
 
 LOG2E = 1.4426950408889634
@@ -47,6 +48,8 @@ FAR_EXP = 1500  # beyond e^1500 no exponential is resolved: the row escapes the 
 
 def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one row: results (bits, exact[, admitted]); terms (count, abs_sum)."""
+    if all(map(math.isfinite, ys)) and all(map(math.isfinite, gs)):
+        return _finite_softmax_row(ys, gs, s, acc)
     n = len(ys)
     yv, gv = [c.value(y) for y in ys], [c.value(g) for g in gs]
     products = [c.mul(g, y) for g, y in zip(gv, yv, strict=True)]
@@ -65,6 +68,35 @@ def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: Fl
             result = c.escaped(result)
         results.append(result)
         terms.append((n + 3, abs(y) * (abs_dot + n * tiny) + abs(dx) + tiny))
+    return results, terms
+
+
+def _finite_softmax_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
+    """``softmax_backward_row`` of a finite row in integers: y_j = Y_j/2^ky, g_j = G_j/2^kg, the
+    products and their sums in units of 2^-k (k = ky + kg), dx_i = Y_i·(G_i·2^ky − P)/2^(ky+k).
+    The same results and terms, without a gcd per operation."""
+    from oracles import arith, edges
+
+    n = len(ys)
+    (Y, ky), (G, kg) = dy.scaled(ys), dy.scaled(gs)
+    k = ky + kg
+    P = sum(g * y for g, y in zip(G, Y, strict=True))
+    A = sum(abs(g * y) for g, y in zip(G, Y, strict=True))
+    top = edges.overflow_threshold(acc) / 4  # as common.escapes
+    over_k, over_yk = -(-top * (1 << k) // 1), -(-top * (1 << ky + k) // 1)  # ceil(top·2^k), ...
+    e = min(acc.emin - ky, -(ky + k))  # the unit 2^e of the terms
+    results, terms = [], []
+    for y, g in zip(Y, G, strict=True):
+        num = y * ((g << ky) - P)
+        result = arith.ratio(num, 1 << ky + k, s)
+        wide = (abs(g) << ky) + A
+        if A >= over_k or wide >= over_k or wide * abs(y) >= over_yk:
+            result = c.escaped(result)
+        results.append(result)
+        # |y|·(abs_dot + n·tiny) + |dx| + tiny in units of 2^e
+        total = (((abs(y) * A + abs(num)) << -(ky + k) - e) + ((abs(y) * n) << acc.emin - ky - e)
+                 + (1 << acc.emin - e))
+        terms.append((n + 3, Fraction(total, 1 << -e) if e < 0 else Fraction(total << e)))
     return results, terms
 
 
