@@ -29,7 +29,8 @@ from oracles.opdef import OpDef
 
 PROPAGATE = {"nan": "propagate", "order": "free"}
 ROW_DOMAIN = ("rows of the last axis; inputs (forward {first}, upstream gradient g) of one shape; "
-              "{formula}; specials follow the IEEE operations of that formula")
+              "{formula}; specials follow the IEEE operations of that formula in some order of "
+              "evaluation (an element it makes ±inf in a row holding an infinity may also be NaN)")
 DOMAINS = {
     "SoftmaxLastDimBackward": ("output y", "dx = y·(g − Σ g·y)"),
     "LogSoftmaxLastDimBackward": ("output y", "dx = g − exp(y)·Σ g"),
@@ -38,7 +39,8 @@ DOMAINS = {
                                  "σ = sqrt(population variance + eps)"),
 }
 POWI_DOMAIN = ("grad_x = upstream·n·x^(n−1); n = 0 gives +0 everywhere (upstream unread); n = 1 gives "
-               "upstream for every x; 0^k and inf^k as IEEE pow")
+               "upstream for every x; 0^k and inf^k as IEEE pow; an infinite upstream may give NaN "
+               "where a partial power of x underflows in the accumulator")
 
 
 def _row_evaluate(op_kind: str):

@@ -13,6 +13,7 @@ evaluates them in.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from fractions import Fraction
@@ -33,8 +34,8 @@ def value(x: float) -> Fraction | float:
 
 def _proxy(a: Fraction | float) -> float:
     """A stand-in with a's IEEE behaviour against a special: its sign, or 0."""
-    if isinstance(a, Fraction):
-        return 0.0 if a == 0 else math.copysign(1.0, a)
+    if isinstance(a, Fraction):  # compared, never converted: a Fraction may be beyond F64
+        return 0.0 if a == 0 else 1.0 if a > 0 else -1.0
     return a
 
 
@@ -100,12 +101,43 @@ def box(v, s: FloatSpec):
 
 def box_sqrt(a: Fraction, q: Fraction, s: FloatSpec):
     """(bits, exact) of a / sqrt(q), q > 0, rounded once: sign(a)·sqrt(a²/q) decided exactly."""
-    if a == 0:
+    return box_sqrt_ratio(a.numerator, a.denominator, q, s)
+
+
+def box_sqrt_ratio(num: int, den: int, q: Fraction, s: FloatSpec):
+    """``box_sqrt`` of a = num/den (den > 0, not necessarily in lowest terms): the rounding and the
+    exact value need no gcd of the long integers. |a|/sqrt(q) is rational exactly when q's
+    numerator times its denominator is a square R², and is then |num|·R/(den·numerator);
+    otherwise the exact value is an mpf of p + 64 bits."""
+    if num == 0:
         return arith.zero(False, s)
-    r = a * a / q
-    bits = round_sqrt_ratio(r.numerator, r.denominator, s)
-    mag = arith._sqrt_exact(r.numerator, r.denominator, s.p + 64)
-    return (bits | s.sign_bit, -mag) if a < 0 else (bits, mag)
+    n, d = num * num * q.denominator, den * den * q.numerator
+    bits = round_sqrt_ratio(n, d, s)
+    root = _square_root_of(q.numerator * q.denominator)
+    if root is not None:
+        mag = Fraction(abs(num) * root, den * q.numerator)
+    else:
+        from mpmath import mp
+        from mpmath.libmp import from_man_exp, mpf_div, mpf_sqrt
+
+        prec = s.p + 64  # as arith._sqrt_exact: the same mpf for the same rational
+        mag = mp.make_mpf(mpf_sqrt(mpf_div(from_man_exp(n, 0), from_man_exp(d, 0), prec + 8), prec))
+    return (bits | s.sign_bit, -mag) if num < 0 else (bits, mag)
+
+
+@functools.cache
+def _square_residues() -> tuple[tuple[int, frozenset], ...]:
+    return tuple((m, frozenset(i * i % m for i in range(m))) for m in (64, 63, 65, 11))
+
+
+@functools.lru_cache(maxsize=16)  # one q per row: asked once per element
+def _square_root_of(v: int) -> int | None:
+    """sqrt(v) where v >= 0 is a perfect square, else None; residues rule out all but 1 in 120
+    non-squares before the integer square root."""
+    if any(v % m not in squares for m, squares in _square_residues()):
+        return None
+    root = math.isqrt(v)
+    return root if root * root == v else None
 
 
 def sqrt_below(q: Fraction) -> Fraction:
@@ -143,6 +175,17 @@ def escaped(result):
     """A result whose row left the accumulator's range: NaN and ±inf are admitted, and the bound
     (``escaped_term``) admits any finite value."""
     return edges.with_alternatives(result, ESCAPED)
+
+
+def infinite(result, s: FloatSpec) -> bool:
+    """Whether a boxed result is the special ±inf (not NaN, not a finite value that overflows)."""
+    return result[1] is None and result[0] & ~s.sign_bit == s.inf_mag
+
+
+def with_nan(result):
+    """An infinite result that some evaluation order of the same formula makes NaN (an infinity
+    meeting a factor held as 0, or the other infinity): NaN is admitted beside it."""
+    return edges.with_alternatives(result, (NAN,))
 
 
 def escaped_term(out: FloatSpec, acc: FloatSpec) -> tuple[int, Fraction]:

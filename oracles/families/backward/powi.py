@@ -14,6 +14,13 @@ ulp), a reciprocal where k < 0, then the products with n and upstream, each in t
 |error| ≤ (|k| + 3)·u·|grad| + ulp, so count |k| + 4. Where a partial product of those factors
 (|x|^j times 1, |n|, |upstream| or both, j ≤ |k|, or its reciprocal) leaves the accumulator's
 normal range, rounding stops being relative: NaN, ±inf and any finite value are admitted there.
+
+An infinite upstream with a finite nonzero x gives ±inf exactly, but the contract fixes no order
+of the three factors and evaluates x^(n−1) in the accumulator: where a partial product without
+upstream (|x|^j, n·|x|^j, or a reciprocal) falls below the accumulator's smallest normal times
+2^p, IEEE arithmetic in that accumulator may hold it as 0 (x = 2^-133 in F32: x² rounds to 0),
+and upstream·0 is NaN. NaN is admitted there beside the infinity (never the other infinity: an
+underflow or overflow keeps each factor's sign).
 """
 
 from __future__ import annotations
@@ -29,7 +36,6 @@ from oracles.output import float_output, output_spec
 from oracles.shapes import as_floats, broadcast, object_array
 from oracles.sums import acc_format
 
-
 FAR = 1 << 14  # |log2 x^k| beyond this: x^k is far outside every format (and every Fraction's reach)
 
 
@@ -44,21 +50,29 @@ def _power(x: float, k: int):
         return (-math.inf if odd_negative else math.inf) if k > 0 else Fraction(0)
     if x == 0:
         return Fraction(0) if k > 0 else (-math.inf if odd_negative else math.inf)
-    magnitude = k * math.log2(abs(x))
+    p = _magnitude_power(abs(Fraction(x)), k)
+    return -p if odd_negative else p
+
+
+def _magnitude_power(m: Fraction, k: int) -> Fraction:
+    """m^k for a rational m > 0, or ±2^±16384 in its place where |log2 m^k| exceeds 2^14 (the
+    logarithm from the integers: m may be beyond F64, as 1/x of a subnormal x is)."""
+    magnitude = k * (math.log2(m.numerator) - math.log2(m.denominator))
     if abs(magnitude) > FAR:
-        far = Fraction(1 << FAR) if magnitude > 0 else Fraction(1, 1 << FAR)
-        return -far if odd_negative else far
-    return Fraction(x) ** k
+        return Fraction(1 << FAR) if magnitude > 0 else Fraction(1, 1 << FAR)
+    return m**k
 
 
-def _partials(x: Fraction, g: Fraction, n: int, k: int) -> list[Fraction]:
+def _partials(x: Fraction, g: Fraction | None, n: int, k: int) -> list[Fraction]:
     """Magnitudes of the partial products some evaluation order forms: p_j = base^j for
-    j = 1..|k|, each also times |n|, |g| and |n·g|, and its reciprocal. Every family is monotone
-    in j, so its extremes lie at j = 1 and j = |k|."""
+    j = 1..|k|, each also times |n|, |g| and |n·g| (g None: those without upstream only), and
+    its reciprocal. Every family is monotone in j, so its extremes lie at j = 1 and j = |k|."""
     base = abs(x) if k > 0 else 1 / abs(x)
     out = []
-    for p in (base, abs(_power(float(base), abs(k)))):
-        out += [p, p * abs(n), p * abs(g), p * abs(n * g), 1 / p]
+    for p in (base, _magnitude_power(base, abs(k))):
+        out += [p, p * abs(n), 1 / p]
+        if g is not None:
+            out += [p * abs(g), p * abs(n * g)]
     return out
 
 
@@ -71,6 +85,9 @@ def powi_backward_element(x: float, g: float, n: int, s: FloatSpec, acc: FloatSp
     grad = c.mul(c.mul(c.value(g), Fraction(n)), p)
     result = c.box(grad, s)
     if c.is_special(grad):
+        if math.isinf(g) and k and x != 0 and math.isfinite(x) and c.escapes(
+                [m for m in _partials(Fraction(x), None, n, k) if m < 1], acc):
+            result = c.with_nan(result)  # inf times a power held as 0 (module docstring)
         return result, (1, Fraction(0))
     if k and x != 0 and math.isfinite(x) and c.escapes(_partials(Fraction(x), Fraction(g), n, k), acc):
         return c.escaped(result), c.escaped_term(s, acc)

@@ -10,7 +10,13 @@ definition, whether or not y came from a forward):
 
 Specials follow the IEEE operations of these formulas (``common``): a NaN in a row's products or
 sum reaches the whole row, an infinite s or G gives ±inf or NaN (inf·0, inf − inf) element by
-element, exp(+inf) = inf and exp(−inf) = 0.
+element, exp(+inf) = inf and exp(−inf) = 0. The contract fixes no evaluation order, so where
+the sum is infinite an infinite element also admits NaN: exp(y_i) of a finite y_i may round to
+0 in the accumulator (y = −3e81: 0·(−inf)), and a finite product or partial sum may overflow to
+the other infinity (inf − inf). The factors' signs are exact, so never the other infinity. Where
+e^{y_i}·G is infinite with a finite G (y_i = +inf, or far beyond the format), the sign of the
+computed G decides: where |G| is within the sum's rounding error, (n − 1)·u·Σ|g| + n·tiny, or
+its partial sums can overflow, either infinity and NaN are admitted.
 
 Derived bounds (``terms``), u the accumulator's unit roundoff, tiny its smallest normal:
 - softmax: s in any order errs by n·u·(Σ|g_j·y_j| + tiny) (products, sum, underflow); the
@@ -33,6 +39,7 @@ from mpmath.libmp import mpf_exp, mpf_mul, mpf_sub
 
 from numerics.rounding import FloatSpec
 from oracles.families.backward import common as c
+from oracles.families.backward import dyadic as dy
 from oracles.ziv import correctly_rounded, mpf_of_float
 
 LOG2E = 1.4426950408889634
@@ -41,6 +48,8 @@ FAR_EXP = 1500  # beyond e^1500 no exponential is resolved: the row escapes the 
 
 def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one row: results (bits, exact[, admitted]); terms (count, abs_sum)."""
+    if all(map(math.isfinite, ys)) and all(map(math.isfinite, gs)):
+        return _finite_softmax_row(ys, gs, s, acc)
     n = len(ys)
     yv, gv = [c.value(y) for y in ys], [c.value(g) for g in gs]
     products = [c.mul(g, y) for g, y in zip(gv, yv, strict=True)]
@@ -52,13 +61,42 @@ def softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: Fl
         dx = c.mul(y, c.sub(g, dot))
         result = c.box(dx, s)
         if c.is_special(dx):
-            results.append(result)
+            results.append(c.with_nan(result) if c.infinite(result, s) else result)
             terms.append((n, Fraction(0)))
             continue
         if c.escapes([abs_dot, abs(g) + abs_dot, abs(y) * (abs(g) + abs_dot)], acc, low=False):
             result = c.escaped(result)
         results.append(result)
         terms.append((n + 3, abs(y) * (abs_dot + n * tiny) + abs(dx) + tiny))
+    return results, terms
+
+
+def _finite_softmax_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
+    """``softmax_backward_row`` of a finite row in integers: y_j = Y_j/2^ky, g_j = G_j/2^kg, the
+    products and their sums in units of 2^-k (k = ky + kg), dx_i = Y_i·(G_i·2^ky − P)/2^(ky+k).
+    The same results and terms, without a gcd per operation."""
+    from oracles import arith, edges
+
+    n = len(ys)
+    (Y, ky), (G, kg) = dy.scaled(ys), dy.scaled(gs)
+    k = ky + kg
+    P = sum(g * y for g, y in zip(G, Y, strict=True))
+    A = sum(abs(g * y) for g, y in zip(G, Y, strict=True))
+    top = edges.overflow_threshold(acc) / 4  # as common.escapes
+    over_k, over_yk = -(-top * (1 << k) // 1), -(-top * (1 << ky + k) // 1)  # ceil(top·2^k), ...
+    e = min(acc.emin - ky, -(ky + k))  # the unit 2^e of the terms
+    results, terms = [], []
+    for y, g in zip(Y, G, strict=True):
+        num = y * ((g << ky) - P)
+        result = arith.ratio(num, 1 << ky + k, s)
+        wide = (abs(g) << ky) + A
+        if A >= over_k or wide >= over_k or wide * abs(y) >= over_yk:
+            result = c.escaped(result)
+        results.append(result)
+        # |y|·(abs_dot + n·tiny) + |dx| + tiny in units of 2^e
+        total = (((abs(y) * A + abs(num)) << -(ky + k) - e) + ((abs(y) * n) << acc.emin - ky - e)
+                 + (1 << acc.emin - e))
+        terms.append((n + 3, Fraction(total, 1 << -e) if e < 0 else Fraction(total << e)))
     return results, terms
 
 
@@ -115,6 +153,17 @@ def _log_element(g, y: float, gf: float, G, s: FloatSpec):
     return _ziv_difference(gf, y, G, s)
 
 
+def _special_alternatives(result, G, n: int, abs_g: Fraction, s: FloatSpec, acc: FloatSpec):
+    """An infinite result with what other arrangements give (module docstring)."""
+    if not c.infinite(result, s):
+        return result
+    if c.is_special(G):
+        return c.with_nan(result)
+    # e^y·G is infinite (y = +inf, or far beyond the format): the computed G's sign decides it
+    unsure = abs(G) <= (n - 1) * c.unit(acc) * abs_g + n * c.tiny(acc)
+    return c.escaped(result) if unsure or c.escapes([abs_g], acc, low=False) else result
+
+
 def log_softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc: FloatSpec):
     """(results, terms) of one row."""
     n = len(ys)
@@ -126,7 +175,7 @@ def log_softmax_backward_row(ys: list[float], gs: list[float], s: FloatSpec, acc
     for y, g, gf in zip(ys, gv, gs, strict=True):
         result = _log_element(g, y, gf, G, s)
         if result[1] is None or not math.isfinite(y) or c.is_special(G):
-            results.append(result)
+            results.append(_special_alternatives(result, G, n, abs_g, s, acc))
             terms.append((n, Fraction(0)))
             continue
         if y > FAR_EXP:
