@@ -63,7 +63,7 @@ class Search:
         self.running = case
         outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
         record(self.result, outcome, self.ulps)
-        engine.aim(outcome.score.ulp)
+        engine.aim(outcome.score.aim())
         self.timing["backend"] += outcome.backend_seconds
         self.timing["oracle"] += outcome.oracle_seconds
         self.paths.update(outcome.paths)

@@ -36,6 +36,11 @@ class Score(Counts):
     ulp: list[int] = field(default_factory=list)  # integer ULP distances of finite elements
     ulp_real: list[float] = field(default_factory=list)
     bound_used: float | None = None  # max over elements of |error| / their bound (None: exact op)
+    admitted_ulp: int = -1  # the largest ULP distance of an admitted alternative result
+
+    def aim(self) -> list[int]:
+        """The distances the search aims at: every measured one and the admitted ones'."""
+        return self.ulp + [self.admitted_ulp] if self.admitted_ulp >= 0 else self.ulp
 
 
 def _f(x) -> float:
@@ -157,8 +162,12 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
                  + out.note("init", "order"))
     if out.opdef.copies_bits:
         _judge_payloads(out, obs_nan & exp_nan)
+    # An admitted alternative (an overflowed sum's ±inf, a norm's ±0) is not an approximation
+    # of the exact value: it is judged by no bound and measured by none (its ULP distance, often
+    # saturated, would hide the kernel's accuracy), but the search still aims at it.
     same = (out.obs_bits == out.exp_bits) | admitted
     dist = ulp.ulp_distance(out.obs_bits, out.exp_bits, out.fmt)
+    other = admitted & (dist != 0)  # (either zero of an equal pair is 0 ulp away: measured)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
     same_l, dist_l, obs_l, exp_l = same.tolist(), dist.tolist(), obs_f.tolist(), exp_f.tolist()
@@ -166,6 +175,10 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
     for i in np.flatnonzero(~obs_nan & ~exp_nan).tolist():
         ex = exact[i] if exact is not None else None
         term = terms[i] if terms is not None else None
+        if other[i]:
+            if np.isfinite(obs_f[i]) and np.isfinite(exp_f[i]):
+                score.admitted_ulp = max(score.admitted_ulp, dist_l[i])
+            continue
         if same_l[i]:
             handled, err_f = _measure_dyadic(score, out.fmt, dist_l[i], ex, obs_l[i], exp_l[i])
             if handled:
