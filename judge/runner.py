@@ -301,9 +301,12 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     backend = registry.handle(record.backend)  # a case that crashes its worker cannot kill us
     case = case_from_record(record)
     item = Item(contract, backend, record.dtype)
+    opdef = oracles.get(contract.op_kind)
+    check = _invariance(item, opdef, get_profile("ci"))
     try:
-        outcome = judge_case(contract, backend, case, oracles.get(contract.op_kind),
-                             repeats=repeats_for(contract, get_profile("ci")))
+        outcome = judge_case(contract, backend, case, opdef, repeats=repeats_for(contract, get_profile("ci")))
+        if check is not None and not outcome.findings:  # a batch invariance counterexample too
+            outcome.findings += [f for f in [check.check(case)] if f is not None]
     except BackendDied as died:
         return "error", format_failure(item, case, [Finding(died.check, died.reason)], record)
     finally:
@@ -314,4 +317,5 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
         return "fail", format_failure(item, case, unexpected, record)
     if outcome.findings:
         return "xfail", format_failure(item, case, outcome.findings, record)
-    return "pass", f"{item.nodeid}: the recorded case now conforms"
+    varies = f"; its rows are not batch invariant: {check.varies}" if check is not None and check.varies else ""
+    return "pass", f"{item.nodeid}: the recorded case now conforms{varies}"
