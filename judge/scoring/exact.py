@@ -343,9 +343,9 @@ class _BoundUse:
 
     def _bound(self, exact: float, terms) -> float:
         if self.kind == "reduction" and terms is not None:
-            count, abs_sum = terms
-            spread = max(count - 1, 0) * self.u * _f(abs_sum)
-            return spread / (count if self.mean and count else 1) + _ulp_float(exact, self.fmt)
+            count, abs_sum = _f(terms[0]), _f(terms[1])  # a row op's count can pass F64's range
+            spread = max(count - 1.0, 0.0) * self.u * abs_sum
+            return spread / (count if self.mean and count else 1.0) + _ulp_float(exact, self.fmt)
         return sanity_factor(self.fmt) * max(1.0, exact)
 
     def _declared(self, d: int | None, err: float, exact: float) -> float:
