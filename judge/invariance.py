@@ -59,7 +59,7 @@ def variants(count: int) -> list[Variant]:
     return [
         Variant("in the batch", tuple(range(count)), (r,)),
         Variant("alone", (r,), (0,)),
-        Variant("at another position", tuple(range(count))[::-1] + (r,), (0, count)),
+        Variant(f"at another position (a batch of {count + 1} rows)", tuple(range(count))[::-1] + (r,), (0, count)),
         Variant(f"in a larger batch ({larger} rows)", tuple(i % count for i in range(larger)), (r,)),
     ]
 
