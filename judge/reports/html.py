@@ -140,7 +140,8 @@ def _cell(group: list[ResultRow] | None) -> dict | None:
 
 
 def _share(value: float) -> str:
-    return f"{value:.0%}" if value >= 0.01 else f"{value:.1%}" if value >= 0.001 else f"{value:.0e}"
+    """A share of a bound as a percentage, three digits (0.0001%, 48.2%, 100%, 8.39e+06%)."""
+    return f"{value * 100:.3g}%"
 
 
 def _measure_text(r: ResultRow) -> str:
