@@ -11,7 +11,7 @@ import click
 
 # name -> module in judge.commands exposing a click command called ``command``.
 SUBCOMMANDS = ("lint", "list", "show", "audit", "gate", "repro", "sweep", "measure", "merge",
-               "baseline")
+               "baseline", "propose")
 
 
 class LazyGroup(click.Group):

@@ -42,6 +42,11 @@ class Execution:
     findings: list[Finding] = field(default_factory=list)
     nondeterministic_runs: int = 0
     backend_seconds: float = 0.0
+    # Where the contract is nondeterministic: each repeat whose bits differ from the first
+    # run's (distinct ones only), for the scorer to hold to the bound too.
+    repeat_outputs: list[list[np.ndarray]] = field(default_factory=list)
+    spread_ulp: float | None = None  # max ULP distance between any two runs (None: one run)
+    spread_elements: int = 0  # output elements whose bits were not the same in every run
 
 
 def output_dtypes(contract: Contract, in_dtypes: tuple[str, ...]) -> list[str]:
@@ -122,14 +127,14 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(v) for v in np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape))
 
 
-def _prepare(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str) -> KernelCall:
+def prepare_call(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str) -> KernelCall:
     """One call on fresh copies of the inputs, into poison-filled outputs."""
     copies = [_fresh(t) for t in inputs]
     outs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]
     return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id)
 
 
-def _run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) -> list[tuple[Any, float]]:
+def run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) -> list[tuple[Any, float]]:
     """Each call's (result or the exception it raised, seconds). A sandboxed backend takes them
     all in one round trip to its worker (``run_many``); any other backend one after the other."""
     many = getattr(backend, "run_many", None)
@@ -146,7 +151,7 @@ def _run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) ->
     return done
 
 
-def _checked(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes):
+def checked_outputs(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes):
     """The outputs of one call, or None with the findings that make them unusable."""
     if isinstance(result, BaseException):
         tb = str(result) if isinstance(result, BackendRaised) else \
@@ -181,10 +186,10 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     full_params = derived_params(contract, params, kernel_inputs, out_shapes)
     ex = Execution(kernel_inputs, out_shapes, out_dtypes)
-    calls = [_prepare(kernel_inputs, full_params, out_shapes, out_dtypes, case_id) for _ in range(1 + repeats)]
-    ran = _run_calls(backend, contract, calls)
+    calls = [prepare_call(kernel_inputs, full_params, out_shapes, out_dtypes, case_id) for _ in range(1 + repeats)]
+    ran = run_calls(backend, contract, calls)
     ex.backend_seconds += sum(seconds for _, seconds in ran)
-    outputs, findings = _checked(backend, calls[0], ran[0][0], out_shapes, out_dtypes)
+    outputs, findings = checked_outputs(backend, calls[0], ran[0][0], out_shapes, out_dtypes)
     ex.findings.extend(findings)
     if outputs is None:
         return ex
@@ -210,14 +215,28 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
                 i, first,
             ))
     ex.outputs = outputs
+    _compare_repeats(ex, backend, contract, calls, ran)
+    return ex
+
+
+def _compare_repeats(ex: Execution, backend: Backend, contract: Contract, calls, ran) -> None:
+    """Repeats on identical inputs against the first run. A contract that promises the same
+    bits (bitwise, same_hardware_bitwise) fails ``determinism`` on a difference; a
+    nondeterministic one keeps each distinct repeat for scoring. Both get the spread."""
+    runs = [ex.outputs]
+    seen = {_digest(ex.outputs, ex.out_dtypes)}
+    promised = contract.determinism != "nondeterministic"
     for call, (result, _) in zip(calls[1:], ran[1:], strict=True):
-        again, _ = _checked(backend, call, result, out_shapes, out_dtypes)
+        again, _ = checked_outputs(backend, call, result, ex.out_shapes, ex.out_dtypes)
         if again is None:
             continue
-        for i, (a, b, dtype) in enumerate(zip(outputs, again, out_dtypes, strict=True)):
+        runs.append(again)
+        for i, (a, b, dtype) in enumerate(zip(ex.outputs, again, ex.out_dtypes, strict=True)):
             differ = _bits(a, dtype) != _bits(b, dtype)
-            if differ.any():
-                ex.nondeterministic_runs += 1
+            if not differ.any():
+                continue
+            ex.nondeterministic_runs += 1
+            if promised:
                 idx = _first(differ)
                 ex.findings.append(Finding(
                     "determinism",
@@ -226,5 +245,41 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
                     f"0x{int(_bits(b, dtype)[idx]):X}; the contract says {contract.determinism}",
                     i, idx,
                 ))
-                break
-    return ex
+            elif _digest(again, ex.out_dtypes) not in seen:
+                seen.add(_digest(again, ex.out_dtypes))
+                ex.repeat_outputs.append(again)
+            break
+    if len(runs) > 1:
+        ex.spread_ulp, ex.spread_elements = run_spread(runs, ex.out_dtypes)
+
+
+def _digest(outputs: list[np.ndarray], dtypes: list[str]) -> bytes:
+    return b"".join(_bits(a, d).tobytes() for a, d in zip(outputs, dtypes, strict=True))
+
+
+def run_spread(runs: list[list[np.ndarray]], out_dtypes: list[str]) -> tuple[float, int]:
+    """(the largest ULP distance between any two runs at one element, the number of elements
+    whose bits differ between runs), over every output. A NaN in some runs and a number in
+    others is ``NAN_DISTANCE`` apart; an integer output's distance is the difference of values."""
+    from numerics.ulp import NAN_DISTANCE, ordinal
+
+    widest, elements = 0.0, 0
+    for i, dtype in enumerate(out_dtypes):
+        fmt = get_format(dtype)
+        stack = np.stack([_bits(run[i], dtype).reshape(-1) for run in runs])
+        differ = (stack != stack[0]).any(axis=0)
+        elements += int(differ.sum())
+        if not differ.any():
+            continue
+        sub = stack[:, differ]
+        if not fmt.is_float:
+            values = sub.view(fmt.numpy_dtype).astype(np.float64)
+            widest = max(widest, float(np.ptp(values, axis=0).max()))
+            continue
+        ords = ordinal(sub, fmt)
+        nan = np.abs(ords) >= fmt.first_nan_mag
+        mixed = nan.any(axis=0) & ~nan.all(axis=0)
+        ords = np.where(nan, 0, ords).astype(np.float64)  # exact below 2^53, ample for a spread
+        gap = np.where(mixed, float(NAN_DISTANCE), np.ptp(ords, axis=0))
+        widest = max(widest, float(gap.max()))
+    return widest, elements

@@ -23,7 +23,7 @@ from pathlib import Path
 CHECKS = (
     "dtype", "shape", "nan", "inf", "signed_zero", "subnormal", "exact", "ties", "ulp", "bound",
     "reduction_bound", "implausible", "determinism", "unwritten", "input_modified", "raised",
-    "payload",
+    "payload", "batch_invariant",
 )
 
 

@@ -5,7 +5,8 @@ and ``judge audit --resume DIR`` judges only what is missing.
 run's identity (the options that decide what is judged and how, the judge version, the backends
 with their devices, the known divergences, the plan: every item key of this run with its contract
 revision) and when it started. Each further line is one finished item: its result row, its failing
-case's id (the case itself is in ``DIR/cases/``, written first), its ULP samples (float64, zlib,
+case's id and those of the passing cases the row names (the cases themselves are in
+``DIR/cases/``, written first), its ULP samples (float64, zlib,
 base64: a JSON list of 20 000 floats would be ten times larger) and the warnings raised while
 judging it. A line is flushed and fsync'd before the next item is taken, so a kill loses at most
 the item being written; a torn last line is dropped when the journal is read again.
@@ -132,11 +133,12 @@ class Journal:
         from judge.reports import save_case
         from judge.reports.tables import row_record
 
-        if result.case is not None:
-            save_case(result.case, self.out / "cases")
+        for case in result.all_cases():
+            save_case(case, self.out / "cases")
         samples = zlib.compress(memoryview(_float64(result.ulp_samples)).cast("B"))
         entry = {"key": key, "row": row_record(result.row),
                  "case": result.case.case_id if result.case is not None else "",
+                 "extra_cases": [c.case_id for c in result.extra_cases],
                  "message": result.message, "samples": base64.b64encode(samples).decode("ascii"),
                  "warnings": list(result.warnings)}
         self._file.write((json.dumps(entry, allow_nan=False) + "\n").encode())
@@ -199,6 +201,7 @@ def _result(entry: dict, out: Path, where: str):
     try:
         row = row_from_record(entry["row"], where)
         case = CaseRecord.load(out / "cases" / f"{entry['case']}.npz") if entry["case"] else None
+        extra = [CaseRecord.load(out / "cases" / f"{c}.npz") for c in entry.get("extra_cases", [])]
         raw = zlib.decompress(base64.b64decode(entry["samples"]))
     except (KeyError, OSError, ValueError, zlib.error):
         return None
@@ -206,4 +209,4 @@ def _result(entry: dict, out: Path, where: str):
 
     samples = np.frombuffer(raw, dtype=np.float64)
     return ItemResult(row, entry.get("message", ""), case, samples,
-                      warnings=list(entry.get("warnings", [])))
+                      warnings=list(entry.get("warnings", [])), extra_cases=extra)

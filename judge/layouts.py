@@ -109,6 +109,26 @@ def layout_features(t: TensorArg) -> set[str]:
     return feats
 
 
+# The fast paths a contract's ``caps.fast_paths[].when`` may name, in the order reports list them.
+FAST_PATHS = ("all_inputs_contiguous", "any_input_strided", "any_input_broadcast")
+
+
+def fast_paths_taken(inputs) -> frozenset[str]:
+    """Which declared fast paths a call takes, from its operands as the kernel receives them
+    (after the executor materialised what the contract rejects): every one contiguous; some
+    strided (a step, a reversed axis or a start offset: not one dense walk from the base); some
+    broadcast (a stride-0 axis). A call may take both awkward paths."""
+    feats = [layout_features(t) for t in inputs]
+    taken = set()
+    if all(not f for f in feats):
+        taken.add("all_inputs_contiguous")
+    if any(f & {"strided", "reverse_strides", "start_offset"} for f in feats):
+        taken.add("any_input_strided")
+    if any("broadcast_stride0" in f for f in feats):
+        taken.add("any_input_broadcast")
+    return frozenset(taken)
+
+
 def accepted(t: TensorArg, layout: Layout) -> bool:
     """Whether the contract's layout flags admit this view as it is."""
     feats = layout_features(t)

@@ -191,8 +191,9 @@ class ContractItem(pytest.Item):
                           seed=state["seed"], expectations=state["expectations"], database=database)
         self.user_properties.append(("judge_row", result.row.as_dict()))
         if self.config.getoption("judge_report"):
-            if result.case is not None:
-                self.user_properties.append(("judge_case", _case_payload(result.case)))
+            cases = [_case_payload(c) for c in result.all_cases()]
+            if cases:
+                self.user_properties.append(("judge_cases", cases))
             self.user_properties.append(("judge_samples", result.ulp_samples[:2000]))
         verdict = result.row.verdict
         if verdict == "xfail":
@@ -222,7 +223,7 @@ def pytest_runtest_logreport(report):
     row = props.get("judge_row")
     if row is None:
         return
-    _COLLECTED.append((row, props.get("judge_case"), props.get("judge_samples")))
+    _COLLECTED.append((row, props.get("judge_cases") or [], props.get("judge_samples")))
 
 
 _COLLECTED: list = []
@@ -255,11 +256,10 @@ def _write_report(config, state, out: Path) -> None:
     from judge.results import AuditRun, ResultRow
 
     rows, cases, samples = [], [], {}
-    for row, case_b64, sample in _COLLECTED:
+    for row, cases_b64, sample in _COLLECTED:
         r = ResultRow(**row)
         rows.append(r)
-        if case_b64:
-            cases.append(CaseRecord.from_bytes(base64.b64decode(case_b64)))
+        cases += [CaseRecord.from_bytes(base64.b64decode(c)) for c in cases_b64]
         if sample is not None:
             samples[(r.kernel, r.backend, r.dtype)] = np.asarray(sample, dtype=np.float64)
     from judge.reports import write_audit

@@ -42,6 +42,14 @@ class ResultRow:
     started_at: str = ""
     seconds: float = 0.0
     fingerprint: str = ""  # SPEC §8: the backend's environment fingerprint, as sorted JSON
+    # Appended after the SPEC §9 columns, as ``fingerprint`` was:
+    audited: bool | None = None  # the contract's precision.audited (None: not said)
+    bound_used: float | None = None  # max over elements of |error| / the bound that held it
+    ulp_max_case: str = ""  # case id of the case holding the worst-ULP element (saved in cases/)
+    repeat_spread_ulp: float | None = None  # max ULP between two runs of one case (None: no repeats)
+    repeat_spread_elements: int = 0  # output elements whose bits differed between repeats
+    batch_invariance: str = ""  # "invariant", "varies: ... (case ID)", "" where it does not apply
+    fast_path_cases: str = ""  # cases per declared fast path: "all_inputs_contiguous=31 ..."
 
     def key(self) -> tuple[str, str, str, str]:
         return (self.kernel, self.backend, self.dtype, self.revision)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,21 +16,15 @@ from judge.api import Backend
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
 from judge.drivers import engine
-from judge.drivers.case import CaseOutcome, case_from_record, judge_case
+from judge.drivers.case import case_from_record, judge_case
+from judge.drivers.search import JudgeFailure, Search, repeats_for
 from judge.executor import Finding
 from judge.expectations import Expectations
-from judge.profiles import Profile
+from judge.profiles import Profile, get_profile
 from judge.results import AuditRun, ResultRow
 from judge.sandbox import BackendDied
 from judge.scoring.rules import bound_kind, derived_bound
-from judge.strategies import Case, case_strategy
-
-_MAX_SAMPLES = 20000
-STALE_RETRIES = 2  # extra searches before a known divergence that did not show is stale
-
-
-class JudgeFailure(AssertionError):
-    """A broken contract promise on one case (what Hypothesis shrinks)."""
+from judge.strategies import Case
 
 
 @dataclass(frozen=True)
@@ -63,10 +56,13 @@ class ItemResult:
     ulp_samples: list[float] = field(default_factory=list)
     overhead_seconds: float = 0.0  # the Judge's own time (not backend, not oracle)
     warnings: list[str] = field(default_factory=list)  # Python warnings raised while judging
+    # Passing cases the row names (its worst-ULP case, its batch invariance counterexample),
+    # saved in cases/ beside the failing one.
+    extra_cases: list[CaseRecord] = field(default_factory=list)
 
-
-def item_seed(item: Item, seed: int) -> int:
-    return (zlib.crc32(item.key.encode()) ^ (seed * 0x9E3779B1)) & 0xFFFFFFFF
+    def all_cases(self) -> list[CaseRecord]:
+        """Every case to save, the failing one last (it wins where the ids coincide)."""
+        return [*self.extra_cases, *([self.case] if self.case is not None else [])]
 
 
 def format_failure(item: Item, case: Case, findings: list[Finding], record: CaseRecord | None) -> str:
@@ -94,12 +90,15 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
         row.verdict, row.reason = "error", str(exc)
         return result
     row.derived_bound = derived_bound(bound_kind(item.contract, opdef))
-    search = _Search(item, profile, seed, database, opdef, result,
-                     verdict.known_divergences(expectations, item.contract, item.backend, item.dtype))
+    search = Search(item, profile, seed, database, opdef, result,
+                    verdict.known_divergences(expectations, item.contract, item.backend, item.dtype),
+                    invariance=_invariance(item, opdef, profile))
     try:
         with engine.shrink_cap(profile.shrink_seconds), engine.no_local_constants():
             search.run()
+        search.conclude()
     except JudgeFailure:
+        search.conclude()
         _failed(result, item, search.failing, seed)
     except BackendDied as died:
         _died(result, item, search.running, died, seed)
@@ -120,82 +119,17 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     return result
 
 
-@dataclass
-class _Search:
-    """The Hypothesis search of one item: every case judged, the known divergences seen."""
+def _invariance(item: Item, opdef, profile: Profile):
+    """The batch invariance check of the item, where its OpKind's family stacks rows."""
+    import oracles
+    from oracles.family import Family
 
-    item: Item
-    profile: Profile
-    seed: int
-    database: object
-    opdef: object
-    result: ItemResult
-    expected: dict
-    seen: dict[str, str] = field(default_factory=dict)  # expected check -> where it showed
-    ulps: list[int] = field(default_factory=list)
-    timing: dict[str, float] = field(default_factory=lambda: {"backend": 0.0, "oracle": 0.0})
-    running: Case | None = None  # what a dying worker was running
-    failing: tuple | None = None  # (case, unexpected findings) of the first failing case
+    family = oracles.family_of(item.contract.op_kind)
+    if family.batch_rows is Family.batch_rows:  # the default: not applicable
+        return None
+    from judge.invariance import Invariance
 
-    @property
-    def repeats(self) -> int:
-        return 0 if self.item.contract.determinism == "nondeterministic" else 1
-
-    def body(self, case: Case) -> None:
-        self.running = case
-        outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
-        _record(self.result, outcome, self.ulps)
-        engine.aim(outcome.score.ulp)
-        self.timing["backend"] += outcome.backend_seconds
-        self.timing["oracle"] += outcome.oracle_seconds
-        unexpected, _ = verdict.split(outcome.findings, self.expected)
-        for f in outcome.findings:
-            if f.check in self.expected:
-                self.seen.setdefault(f.check, f.message)
-        if unexpected:
-            self.failing = (case, unexpected)
-            raise JudgeFailure(unexpected[0].message)
-
-    def attempt(self, extra: int, examples: int) -> None:
-        item, profile = self.item, self.profile
-        engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget),
-                          seed=item_seed(item, self.seed + extra), examples=examples, key=item.key,
-                          database=self.database if profile.use_database and not extra else None)
-
-    def run(self) -> None:
-        contract, backend = self.item.contract, self.item.backend
-        self.attempt(0, self.profile.max_examples)
-        # An entry's recorded counterexample settles it before any further search.
-        for check in sorted(set(self.expected) - set(self.seen)):
-            if _recorded_case_shows(contract, backend, self.expected[check], self.opdef, self.repeats):
-                self.seen[check] = f"recorded case {Path(self.expected[check].case_file).stem}"
-        # A known divergence is a sampled event: before calling an entry stale, look again,
-        # with more cases and other seeds (deterministic for a given seed).
-        for extra in range(1, STALE_RETRIES + 1):
-            if not set(self.expected) - set(self.seen):
-                break
-            self.attempt(extra, 2 * self.profile.max_examples)
-
-
-def _record(result: ItemResult, outcome: CaseOutcome, ulps: list[int]) -> None:
-    """Add one case's measurements to the item's row."""
-    row, s = result.row, outcome.score
-    row.cases += 1
-    row.elements += s.elements
-    ulps.extend(s.ulp)
-    if len(result.ulp_samples) < _MAX_SAMPLES:
-        result.ulp_samples.extend(s.ulp_real[: _MAX_SAMPLES - len(result.ulp_samples)])
-    if s.ulp_real:
-        row.ulp_real_max = max(row.ulp_real_max or 0.0, max(s.ulp_real))
-    row.rel_max = max(row.rel_max or 0.0, s.rel_max)
-    row.abs_max = max(row.abs_max or 0.0, s.abs_max)
-    row.implausible += s.implausible
-    row.nan_mismatch += s.nan_mismatch
-    row.inf_mismatch += s.inf_mismatch
-    row.signed_zero_mismatch += s.signed_zero_mismatch
-    row.nondeterministic_runs += outcome.nondeterministic_runs
-    row.unwritten_outputs += outcome.unwritten
-    row.shape_dtype_errors += outcome.shape_dtype_errors
+    return Invariance(item.contract, item.backend, opdef, family, profile.invariance_cases)
 
 
 def _failed(result: ItemResult, item: Item, failing: tuple, seed: int) -> None:
@@ -231,20 +165,6 @@ def _died(result: ItemResult, item: Item, case: Case | None, died: BackendDied, 
     row.counterexample = record.case_id
     row.reason = f"{died.reason}, on case {record.case_id}"
     result.message = format_failure(item, case, [Finding(died.check, died.reason)], record)
-
-
-def _recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, repeats: int) -> bool:
-    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
-    if not entry.case_file:
-        return False
-    record = CaseRecord.load(entry.case_file)
-    if (record.kernel, record.backend, record.dtype) != (contract.kernel, backend.name, entry.dtype):
-        return False
-    try:
-        outcome = judge_case(contract, backend, case_from_record(record), opdef, repeats=repeats)
-    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
-        return False
-    return any(f.check == entry.check for f in outcome.findings)
 
 
 def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int | None) -> ResultRow:
@@ -339,7 +259,7 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
             progress(res.row)
 
     stopped = judge_all(setup, tasks, jobs, finished_now, signals)
-    cases = [results[i].case for i in sorted(results) if results[i].case is not None]
+    cases = [case for i in sorted(results) for case in results[i].all_cases()]
     samples = {(r.kernel, r.backend, r.dtype): np.asarray(results[i].ulp_samples, dtype=np.float64)
                for i, r in ((i, results[i].row) for i in sorted(results))}
     meta = verdict.run_meta(
@@ -381,9 +301,12 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
     backend = registry.handle(record.backend)  # a case that crashes its worker cannot kill us
     case = case_from_record(record)
     item = Item(contract, backend, record.dtype)
+    opdef = oracles.get(contract.op_kind)
+    check = _invariance(item, opdef, get_profile("ci"))
     try:
-        outcome = judge_case(contract, backend, case, oracles.get(contract.op_kind),
-                             repeats=0 if contract.determinism == "nondeterministic" else 1)
+        outcome = judge_case(contract, backend, case, opdef, repeats=repeats_for(contract, get_profile("ci")))
+        if check is not None and not outcome.findings:  # a batch invariance counterexample too
+            outcome.findings += [f for f in [check.check(case)] if f is not None]
     except BackendDied as died:
         return "error", format_failure(item, case, [Finding(died.check, died.reason)], record)
     finally:
@@ -394,4 +317,5 @@ def replay_case(record: CaseRecord, *, contracts_path=None, expectations: Expect
         return "fail", format_failure(item, case, unexpected, record)
     if outcome.findings:
         return "xfail", format_failure(item, case, outcome.findings, record)
-    return "pass", f"{item.nodeid}: the recorded case now conforms"
+    varies = f"; its rows are not batch invariant: {check.varies}" if check is not None and check.varies else ""
+    return "pass", f"{item.nodeid}: the recorded case now conforms{varies}"

@@ -97,7 +97,8 @@ def new_row(contract, backend, dtype: str, *, seed: int | None = None, verdict: 
     return ResultRow(
         suite=contract.suite, file=contract.file, kernel=contract.kernel, op_kind=contract.op_kind or "",
         contract_backend=contract.backend, backend=backend.name, device=backend.device, dtype=dtype,
-        revision=contract.revision, bound_ulp=contract.precision.max_ulp, verdict=verdict,
+        revision=contract.revision, bound_ulp=contract.precision.max_ulp,
+        audited=contract.precision.audited, verdict=verdict,
         reason=reason, seed=seed, judge_version=judge_version(), started_at=now(),
         fingerprint=json.dumps(fingerprint_of(backend), sort_keys=True),
     )

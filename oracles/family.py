@@ -63,6 +63,31 @@ class OutputShapeRule:
     shape: Callable[[Sequence[Shape], Mapping[str, Any]], Shape]
 
 
+@dataclass(frozen=True)
+class BatchRows:
+    """How a case stacks independent rows along one axis (``Family.batch_rows``): a reduction's
+    kept axis, a row op's outer axis, a matmul's m. ``inputs``: each operand's batch axis (None:
+    the operand is shared by every row, as a matmul's rhs); ``outputs``: each output's;
+    ``params(count)``: the op params of the same call with ``count`` rows.
+
+    The harness computes a row alone, in the batch, at another position and in a larger batch
+    (``judge.invariance``), and compares the row's output bits.
+    """
+
+    inputs: tuple[int | None, ...]
+    outputs: tuple[int, ...]
+    params: Callable[[int], dict[str, Any]]
+
+
+def _no_batch_rows(contract, opdef, shapes, params):
+    return None
+
+
+def same_params(params: Mapping[str, Any]) -> Callable[[int], dict[str, Any]]:
+    """A ``BatchRows.params`` for OpKinds whose op params do not depend on the row count."""
+    return lambda count: dict(params)
+
+
 def _no_fixed_input(opdef, i, dtype, shapes, params):
     return None
 
@@ -110,6 +135,9 @@ class Family:
     shape_rules: the output shape rules it defines, by name.
     example_params: (opdef, shape) -> op params of a hand-built call on a primary operand of
         ``shape``; None where the family's shapes and params are tied (no hand-built call).
+    batch_rows: (contract, opdef, operand shapes, params) -> the ``BatchRows`` of a case whose
+        outputs are computed row by row, independently (batch and position invariance, SPEC
+        §4), or None where the case has no such rows; by default not applicable.
     """
 
     name: str
@@ -124,6 +152,7 @@ class Family:
     size_plan: Callable[[Any, OpDef, int], tuple[list[Shape], dict[str, Any]]] | None = None
     shape_rules: Mapping[str, OutputShapeRule] = field(default_factory=dict)
     example_params: Callable[[OpDef, Shape], dict[str, Any]] | None = None
+    batch_rows: Callable[[Any, OpDef, Sequence[Shape], dict[str, Any]], BatchRows | None] = _no_batch_rows
 
 
 def measured_shape(contract, n: int, *, rows: bool) -> Shape:

@@ -1,7 +1,8 @@
 """``judge measure``: cost bootstrapping (SPEC §12).
 
 Selects contracts and backends as ``judge audit`` does, times every supported contract ×
-backend × dtype over a geometric size range, fits ``time = overhead_ns + work / rate`` and
+backend × dtype, on each fast path the contract accepts (contiguous, strided, broadcast
+inputs), over a geometric size range, fits ``time = overhead_ns + work / rate`` and
 writes ``measured-cost.json`` and ``cost.html`` under ``--out``. With the same ``--out`` as an
 audit, the audit's report.html shows the cost section too. Exit 0 when every supported item
 was measured; 1 when one could not be (its entry says why) or a contract has errors; 2 on a
@@ -48,11 +49,14 @@ from judge.commands.audit import (
 @click.option("--gpus", default="1", metavar="N|all", show_default=True,
               help="Spread the contracts over this many visible GPUs, one process each (every "
                    "entry says which GPU timed it); all: every visible GPU.")
-def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, seed, gpus) -> None:
+@click.option("--path", "paths", multiple=True, type=click.Choice(["contiguous", "strided", "broadcast"]),
+              help="Only these fast paths; repeatable. Default: every one the contract accepts "
+                   "(strided where an operand accepts a step, broadcast where one accepts stride 0).")
+def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, seed, gpus, paths) -> None:
     """Measure each kernel's cost model and write measured-cost.json and cost.html."""
     from judge.measure.output import write_measured_cost
     from judge.measure.run import MeasureOptions, measure
-    from judge.measure.sizes import parse_log2_range
+    from judge.measure.sizes import parse_log2_range, paths_for
     from judge.reports.cost import write_cost_page
 
     try:
@@ -72,11 +76,11 @@ def command(backends, contracts, plugins, out, kernels, dtypes, sizes, budget, s
     if not chosen:
         raise EnvironmentProblem("no backend is available to measure with")
     options = MeasureOptions(log2=log2, item_budget_s=budget, seed=seed,
-                             dtypes=tuple(dtypes) or None)
+                             dtypes=tuple(dtypes) or None, paths=tuple(paths) or None)
     devices = {b.device for b in chosen}
     items = sum(1 for c in chosen_contracts if c.device in devices for d in c.dtype_fan
-                if not dtypes or d in dtypes)
-    click.echo(f"measuring {items} contract × dtype pairs on "
+                for p in paths_for(c) if (not dtypes or d in dtypes) and (not paths or p in paths))
+    click.echo(f"measuring {items} contract × dtype × fast path items on "
                f"{', '.join(b.name for b in chosen)}", err=True)
     from judge.commands.sweep import _gpus
 

@@ -82,6 +82,14 @@ def _return(c: Contract) -> list[str]:
     return out
 
 
+def _batch_text(declared: bool | None) -> str:
+    if declared is None:
+        return "batch invariance not declared (measured and reported where rows apply)"
+    if declared:
+        return "batch_invariant: true (a row's bits must not depend on its batch; checked)"
+    return "batch_invariant: false (a row's bits may depend on its batch; reported)"
+
+
 def _precision(c: Contract) -> list[str]:
     p = c.precision
     bounds = [f"{k} {v}" for k, v in (("max_ulp", p.max_ulp), ("max_relative", p.max_relative),
@@ -89,7 +97,8 @@ def _precision(c: Contract) -> list[str]:
     out = ["precision",
            f"  bounds       {', '.join(bounds) if bounds else 'none declared'}",
            f"  determinism  {c.determinism} (bit_stable_on_same_hardware: "
-           f"{p.bit_stable_on_same_hardware}; audited: {p.audited})"]
+           f"{p.bit_stable_on_same_hardware}; audited: {p.audited})",
+           f"  batch        {_batch_text(p.batch_invariant)}"]
     if p.notes:
         out.append(f"  notes        {p.notes}")
     return out

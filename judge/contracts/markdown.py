@@ -90,3 +90,4 @@ def _kernel_hint(lines) -> str | None:
 
 
 kernel_hint = _kernel_hint
+FENCE = _FENCE  # a fence line: (fence characters, info string)

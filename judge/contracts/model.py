@@ -190,6 +190,9 @@ class Precision:
     max_absolute: float | None = None
     audited: bool | None = None
     notes: str | None = None
+    # A row's output bits do not depend on the other rows of its batch, nor on its position
+    # (SPEC §4): true makes batch and position invariance a check; unset, it is only reported.
+    batch_invariant: bool | None = None
 
     @property
     def declares_bound(self) -> bool:

@@ -78,7 +78,8 @@ CAPS = _map(
 MEMORY = _map("device_bytes", "host_bytes", "disk_bytes")
 COST = _map("provenance", "class", "flops", "bytes_moved", "overhead_ns", "memory", memory=MEMORY)
 PRECISION = _map(
-    "bit_stable_on_same_hardware", "max_ulp", "max_relative", "max_absolute", "audited", "notes"
+    "bit_stable_on_same_hardware", "max_ulp", "max_relative", "max_absolute", "audited", "notes",
+    "batch_invariant",
 )
 SEMANTICS = _map("nan", "ties", "rounding", "remainder", "zeros", "init", "order")
 BLOCK = _map(

@@ -89,6 +89,7 @@ class SectionsReader(BlockReader):
             max_absolute=bounds["max_absolute"],
             audited=self._get(p, path, "audited", (bool,), what="true or false"),
             notes=self._get(p, path, "notes", (str,), what="a string"),
+            batch_invariant=self._get(p, path, "batch_invariant", (bool,), what="true or false"),
         )
 
     def _determinism(self, precision: Precision, registrable: bool) -> str:
@@ -106,6 +107,10 @@ class SectionsReader(BlockReader):
             self.f.warn(("precision", "bit_stable_on_same_hardware"),
                         f"{str(stable).lower()} disagrees with "
                         f"determinism: {value}; determinism wins")
+        if precision.batch_invariant and value == "nondeterministic":
+            self.f.warn(("precision", "batch_invariant"),
+                        "true beside determinism: nondeterministic: a row's bits may change "
+                        "between runs, so a difference across batches may be run-to-run noise")
         return value
 
     def _declared_semantics(self) -> dict[str, str]:

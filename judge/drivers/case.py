@@ -7,32 +7,40 @@ case (``judge repro``, a known divergence's recorded counterexample) does to tha
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from judge.api import Backend, TensorArg
 from judge.cases import Case, CaseRecord
 from judge.contracts.model import Contract
 from judge.executor import Finding, execute
+from judge.layouts import fast_paths_taken
 from judge.scoring import Score, score_output
 
 
 @dataclass
 class CaseOutcome:
     findings: list[Finding]
-    score: Score
+    score: Score  # the first run's
     nondeterministic_runs: int = 0
     shape_dtype_errors: int = 0
     unwritten: int = 0
     backend_seconds: float = 0.0
     oracle_seconds: float = 0.0
+    repeat_scores: list[Score] = field(default_factory=list)  # distinct repeats, where scored
+    spread_ulp: float | None = None  # max ULP between any two runs (None: one run)
+    spread_elements: int = 0
+    paths: frozenset[str] = frozenset()  # the fast paths the call took (judge.layouts)
 
 
 def judge_case(contract: Contract, backend: Backend, case: Case, opdef, *, repeats: int) -> CaseOutcome:
-    """Execute one case and score it; returns every broken promise."""
+    """Execute one case and score it; returns every broken promise. Under a nondeterministic
+    contract every repeat that gave other bits is scored too: each must lie within the bound."""
     ex = execute(backend, contract, case.inputs, case.params, repeats=repeats)
     score = Score()
     outcome = CaseOutcome(list(ex.findings), score, ex.nondeterministic_runs,
-                          backend_seconds=ex.backend_seconds)
+                          backend_seconds=ex.backend_seconds, spread_ulp=ex.spread_ulp,
+                          spread_elements=ex.spread_elements,
+                          paths=fast_paths_taken(ex.kernel_inputs))
     outcome.shape_dtype_errors = sum(f.check in ("dtype", "shape") for f in ex.findings)
     outcome.unwritten = sum(f.check == "unwritten" for f in ex.findings)
     if ex.outputs is None:
@@ -41,10 +49,24 @@ def judge_case(contract: Contract, backend: Backend, case: Case, opdef, *, repea
     oracle_outs = opdef.evaluate(case.values, case.params, ex.out_dtypes, contract.semantics.values())
     outcome.oracle_seconds = time.perf_counter() - start
     names = tuple(s.name for s in contract.inputs)
-    for i, (obs, ref, dt) in enumerate(zip(ex.outputs, oracle_outs, ex.out_dtypes, strict=True)):
-        score_output(contract, opdef, contract.semantics, case.values, names, case.params, obs, ref, dt, i, score)
-    outcome.findings.extend(score.findings)
+
+    def scored(outputs, into: Score) -> Score:
+        for i, (obs, ref, dt) in enumerate(zip(outputs, oracle_outs, ex.out_dtypes, strict=True)):
+            score_output(contract, opdef, contract.semantics, case.values, names, case.params, obs, ref, dt, i, into)
+        return into
+
+    outcome.findings.extend(scored(ex.outputs, score).findings)
+    for k, outputs in enumerate(ex.repeat_outputs, start=2):
+        again = scored(outputs, Score())
+        outcome.repeat_scores.append(again)
+        outcome.findings.extend(replace(f, message=f"{f.message}\n    (in a repeat run: the {_nth(k)} "
+                                                   "distinct result of identical inputs)")
+                                for f in again.findings)
     return outcome
+
+
+def _nth(k: int) -> str:
+    return f"{k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'}"
 
 
 def case_from_record(record: CaseRecord) -> Case:

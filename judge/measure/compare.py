@@ -7,7 +7,8 @@ quartiles. Half the distance between those two fits, relative to the fitted valu
 coefficient's spread (never less than the fit's own rms residual). A coefficient regresses when
 the current value, lowered by ``K`` spreads of its own, still lies above the baseline raised by
 ``K`` spreads of the baseline's: both intervals must part. Rates are compared only where both
-runs determined them (the work, not the overhead, dominated the largest size).
+runs determined them (the work, not the overhead, dominated the largest size). Entries are
+compared per kernel, backend, dtype, revision and fast path (contiguous, strided, broadcast).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Coefficient:
 
 @dataclass(frozen=True)
 class CostChange:
-    key: tuple[str, str, str, str]  # kernel, backend, dtype, revision
+    key: tuple[str, str, str, str, str]  # kernel, backend, dtype, revision, fast path
     coefficient: str
     baseline: Coefficient
     current: Coefficient
@@ -120,9 +121,13 @@ def cost_markdown(changes: list[CostChange], notes: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _key(entry: dict) -> tuple[str, str, str, str]:
-    return (entry["kernel"], entry["backend"], entry["dtype"], entry.get("revision", ""))
+def _key(entry: dict) -> tuple[str, str, str, str, str]:
+    """An entry's identity: kernel, backend, dtype, revision and fast path (an entry written
+    before paths were measured is the contiguous one)."""
+    return (entry["kernel"], entry["backend"], entry["dtype"], entry.get("revision", ""),
+            entry.get("path") or "contiguous")
 
 
 def _name(key) -> str:
-    return f"{key[0]}[{key[1]}-{key[2]}]"
+    path = "" if key[4] == "contiguous" else f", {key[4]} inputs"
+    return f"{key[0]}[{key[1]}-{key[2]}{path}]"

@@ -1,7 +1,8 @@
 """``measured-cost.json``: what a dispatcher consumes (SPEC §12).
 
 ``costs[revision][device_key][dtype]`` holds the fitted coefficients of one kernel revision on
-one device (``device_key`` is ``backend@device description``); ``devices[device_key]`` says
+one device (``device_key`` is ``backend@device description``) with contiguous inputs, and
+under ``paths`` those of its strided and broadcast fast paths; ``devices[device_key]`` says
 which libraries and which roofline; ``entries`` lists every measured item with its sizes,
 spread, memory and findings. ``schema.SCHEMA`` is the JSON Schema of the file.
 """
@@ -53,6 +54,7 @@ def entry_json(entry) -> dict:
         "backend": entry.backend.name,
         "device": entry.backend.device,
         "dtype": entry.dtype,
+        "path": entry.path,
         "class": entry.contract.cost.cls,
         "provenance": entry.contract.cost.provenance,
         "status": ("unsupported" if entry.unsupported else "error" if entry.fit is None
@@ -116,23 +118,7 @@ def measured_cost(run) -> dict:
         devices[keys[name]] = {"backend": name, "device_class": backend.device,
                                "describe": _describe(backend), "roofline": roofline_json(roof)}
     entries = [entry_json(e) for e in run.entries]
-    costs: dict = {}
-    for e, row in zip(run.entries, entries, strict=True):
-        if row["status"] != "measured":
-            continue
-        key = keys.get(e.backend.name) or device_key(e.backend)
-        costs.setdefault(row["revision"], {}).setdefault(key, {})[row["dtype"]] = {
-            "kernel": row["kernel"],
-            "overhead_ns": row["overhead_ns"],
-            "work": row["work"],
-            "work_expr": row["work_expr"],
-            "ns_per_unit": row["ns_per_unit"],
-            "rate_per_s": row["rate_per_s"],
-            "largest_rate_per_s": row["largest_rate_per_s"],
-            "fit_rms_rel": row["fit_rms_rel"],
-            "roofline_fraction": row["roofline_fraction"],
-            "sizes": [row["sizes"][0]["n"], row["sizes"][-1]["n"]],
-        }
+    costs = _costs(run, entries, keys)
     lo_hi = run.options.log2
     return {
         "format": FORMAT,
@@ -152,6 +138,28 @@ def measured_cost(run) -> dict:
         "costs": costs,
         "entries": entries,
     }
+
+
+def _cost(row: dict) -> dict:
+    return {key: row[key] for key in ("kernel", "overhead_ns", "work", "work_expr", "ns_per_unit",
+                                      "rate_per_s", "largest_rate_per_s", "fit_rms_rel",
+                                      "roofline_fraction")} | {
+        "sizes": [row["sizes"][0]["n"], row["sizes"][-1]["n"]]}
+
+
+def _costs(run, entries: list[dict], keys: dict[str, str]) -> dict:
+    """``costs[revision][device key][dtype]``: the contiguous path's coefficients, where a
+    dispatcher has always read them, and each other measured path's under ``paths``."""
+    costs: dict = {}
+    measured = [(e, row) for e, row in zip(run.entries, entries, strict=True) if row["status"] == "measured"]
+    for e, row in sorted(measured, key=lambda er: er[1]["path"] != "contiguous"):
+        by_dtype = costs.setdefault(row["revision"], {}).setdefault(
+            keys.get(e.backend.name) or device_key(e.backend), {})
+        if row["path"] == "contiguous":
+            by_dtype[row["dtype"]] = _cost(row)
+        elif row["dtype"] in by_dtype:  # a path beside the contiguous one it is compared with
+            by_dtype[row["dtype"]].setdefault("paths", {})[row["path"]] = _cost(row)
+    return costs
 
 
 def write_measured_cost(run, out_dir) -> Path:

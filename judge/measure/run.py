@@ -1,7 +1,8 @@
 """``measure``: time every contract × backend × dtype, fit its cost model, check its hints.
 
-For one item: sizes ascending over the geometric range; at each size a fresh contiguous call
-(``sizes``), the backend's ``timed`` call (or ``run`` on the host clock), warm-up and stable
+For one item (a contract × backend × dtype on one fast path: contiguous, strided or broadcast
+inputs, as ``sizes.paths_for`` finds the contract accepts): sizes ascending over the geometric
+range; at each size a fresh call (``sizes``), the backend's ``timed`` call (or ``run`` on the host clock), warm-up and stable
 repeats (``timing``), the peak bytes of one call (``memory``). A size whose projected time does
 not fit what is left of the item's budget is not measured, and the entry says so. Then the fit
 of ``time = overhead_ns + work / rate`` (``fit``), with ``work`` from ``bytes_moved`` for
@@ -19,7 +20,14 @@ from dataclasses import dataclass, field, replace
 from judge.measure.fit import Fit, fit_cost
 from judge.measure.memory import HOST_METHOD, MemoryCheck, host_peak_bytes, promised_bytes
 from judge.measure.roofline import Roofline, measure_roofline
-from judge.measure.sizes import DEFAULT_LOG2, cost_variables, make_call, plan_call, size_range
+from judge.measure.sizes import (
+    DEFAULT_LOG2,
+    cost_variables,
+    make_call,
+    paths_for,
+    plan_call,
+    size_range,
+)
 from judge.measure.timed import RunCall
 from judge.measure.timing import WARMUP_CALLS, SizeSample, TimingPolicy, time_size
 
@@ -36,6 +44,7 @@ class MeasureOptions:
     policy: TimingPolicy = TimingPolicy()
     seed: int = 0
     dtypes: tuple[str, ...] | None = None  # None: every dtype of each contract's fan
+    paths: tuple[str, ...] | None = None  # None: every fast path the contract accepts
 
     def sizes(self, device: str) -> list[int]:
         lo, hi = self.log2 or DEFAULT_LOG2.get(device, (4, 20))
@@ -58,6 +67,7 @@ class Entry:
     contract: object
     backend: object
     dtype: str
+    path: str = "contiguous"  # the inputs' layout: one of judge.measure.sizes.PATHS
     work_name: str = ""  # bytes_moved | flops | n
     work_expr: str = ""
     unit: str = ""  # B | flop | elem
@@ -73,7 +83,8 @@ class Entry:
 
     @property
     def key(self) -> str:
-        return f"{self.contract.kernel}[{self.backend.name}-{self.dtype}]"
+        path = "" if self.path == "contiguous" else f"-{self.path}"
+        return f"{self.contract.kernel}[{self.backend.name}-{self.dtype}{path}]"
 
 
 @dataclass
@@ -103,10 +114,10 @@ def work_of(cost) -> tuple[str, object, str, str]:
     return "n", None, "elem", "the cost block gives neither bytes_moved nor flops; work is n"
 
 
-def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entry:
+def measure_item(contract, backend, dtype: str, options: MeasureOptions, path: str = "contiguous") -> Entry:
     from judge.contracts.cost import evaluate
 
-    entry = Entry(contract, backend, dtype)
+    entry = Entry(contract, backend, dtype, path)
     entry.work_name, expr, entry.unit, note = work_of(contract.cost)
     entry.work_expr = expr.text if expr is not None else "n"
     if note:
@@ -127,7 +138,7 @@ def measure_item(contract, backend, dtype: str, options: MeasureOptions) -> Entr
                     f"{options.item_budget_s:g} s budget of the item")
                 break
         try:
-            call = make_call(contract, plan_call(contract, dtype, n), seed=options.seed)
+            call = make_call(contract, plan_call(contract, dtype, n), seed=options.seed, path=path)
             variables = cost_variables(call, dtype)
             timed = _timed(backend, contract, call)
         except Exception as exc:  # noqa: BLE001 - a backend that cannot prepare is reported
@@ -159,7 +170,7 @@ def _measure_memory(entry: Entry, options: MeasureOptions) -> None:
     point = entry.points[-1]
     try:
         call = make_call(entry.contract, plan_call(entry.contract, entry.dtype, point.sample.n),
-                         seed=options.seed)
+                         seed=options.seed, path=entry.path)
         timed = _timed(entry.backend, entry.contract, call)
         try:
             timed.launch()  # settle lazy allocations (workspaces, caches) before the probe
@@ -284,13 +295,16 @@ def measure(contracts, backends, options: MeasureOptions, *, progress=None,
                     ok = backend.supports(contract, input_dtypes(contract, dtype))
                 except Exception as exc:  # noqa: BLE001
                     ok = f"supports() raised {_exc_line(exc)}"
-                if ok is not True:
-                    entry = Entry(contract, backend, dtype, unsupported=str(ok))
-                else:
-                    entry = measure_item(contract, backend, dtype, options)
-                    apply_roofline(entry, rooflines[backend.name])
-                entries.append(entry)
-                if progress is not None:
-                    progress(entry)
+                for path in paths_for(contract):
+                    if options.paths is not None and path not in options.paths:
+                        continue
+                    if ok is not True:
+                        entry = Entry(contract, backend, dtype, path, unsupported=str(ok))
+                    else:
+                        entry = measure_item(contract, backend, dtype, options, path)
+                        apply_roofline(entry, rooflines[backend.name])
+                    entries.append(entry)
+                    if progress is not None:
+                        progress(entry)
     return MeasureRun(entries, rooflines, options, started, time.perf_counter() - t0,
                       dict(unavailable or {}))

@@ -38,6 +38,7 @@ _ENTRY = {
         "kernel": {"type": "string", "minLength": 1},
         "revision": {"type": "string", "minLength": 1},
         "device": {"enum": ["cpu", "cuda", "vulkan"]},
+        "path": {"enum": ["contiguous", "strided", "broadcast"]},  # absent: contiguous
         "status": {"enum": ["measured", "error", "unsupported"]},
         "work": {"enum": ["bytes_moved", "flops", "n", ""]},
         "unit": {"enum": ["B", "flop", "elem", ""]},
@@ -56,7 +57,7 @@ _ENTRY = {
                                 "sizes": {"minItems": 2}}},
     }],
 }
-_COST = {
+_PATH_COST = {
     "type": "object",
     "required": ["kernel", "overhead_ns", "work", "work_expr", "ns_per_unit", "rate_per_s",
                  "largest_rate_per_s", "fit_rms_rel", "roofline_fraction", "sizes"],
@@ -66,6 +67,10 @@ _COST = {
         "sizes": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
     },
 }
+# The contiguous path's coefficients, and under ``paths`` the strided and broadcast ones.
+_COST = {**_PATH_COST, "properties": {**_PATH_COST["properties"], "paths": {
+    "type": "object", "propertyNames": {"enum": ["strided", "broadcast"]},
+    "additionalProperties": _PATH_COST}}}
 _ROOFLINE = {
     "type": "object",
     "required": ["source", "clock", "bytes_per_s", "best_bytes_per_s", "largest_bytes_per_s",

@@ -1,5 +1,6 @@
 """What is measured at size n: the geometric size range, and for one contract the shapes, op
-params and contiguous inputs of a call whose primary input holds n elements.
+params and inputs of a call whose primary input holds n elements, on each fast path the
+contract accepts (contiguous, strided, broadcast).
 
 Shapes and op params are the OpKind family's size plan (``oracles.family.Family.size_plan``):
 the lowest rank the contract accepts (at least 1; an OpKind that folds rows takes rank 2 where
@@ -70,22 +71,69 @@ def plan_call(contract: Contract, dtype: str, n: int) -> Plan:
     return Plan(n, tuple(tuple(s) for s in shapes), tuple(input_dtypes(contract, dtype)), params)
 
 
-def make_call(contract: Contract, plan: Plan, seed: int = 0) -> KernelCall:
-    """A ``KernelCall`` with contiguous inputs and poison-filled outputs, as the executor
-    would pass them."""
-    from judge.executor import derived_params, output_dtypes, output_shapes, poison_output
+# The layouts a call is measured in, one entry each: the fast paths a contract declares
+# (caps.fast_paths: all_inputs_contiguous, any_input_strided, any_input_broadcast).
+PATHS = ("contiguous", "strided", "broadcast")
+
+
+def paths_for(contract: Contract) -> list[str]:
+    """The paths the contract accepts: contiguous always; strided where an operand accepts a
+    step; broadcast where one accepts a stride-0 axis."""
+    out = ["contiguous"]
+    if any(s.layout.strided for s in contract.inputs):
+        out.append("strided")
+    if any(s.layout.broadcast_stride0 for s in contract.inputs):
+        out.append("broadcast")
+    return out
+
+
+def _operand(rng, shape, dtype: str, layout: str) -> TensorArg:
+    """One input of ``shape``: contiguous; ``strided``, every other element of a buffer twice
+    as long; ``broadcast``, one slice repeated along the first axis longer than 1 (stride 0; a
+    whole vector of one value at rank 1)."""
     from numerics.formats import get_format
 
-    rng = np.random.default_rng(seed)
-    inputs = []
-    for shape, dtype in zip(plan.shapes, plan.dtypes, strict=True):
-        size = int(np.prod(shape, dtype=np.int64))
-        fmt = get_format(dtype)
+    fmt = get_format(dtype)
+
+    def values(count: int):
         if dtype == "BOOL":
-            base = (rng.random(size) < 0.5).astype(fmt.numpy_dtype)
-        else:
-            base = rng.uniform(0.5, 1.5, size).astype(fmt.numpy_dtype)
-        inputs.append(TensorArg(base, shape, contiguous_strides(shape), 0, dtype))
+            return (rng.random(count) < 0.5).astype(fmt.numpy_dtype)
+        return rng.uniform(0.5, 1.5, count).astype(fmt.numpy_dtype)
+
+    size = int(np.prod(shape, dtype=np.int64))
+    strides = contiguous_strides(shape)
+    if layout == "strided" and shape:
+        return TensorArg(values(2 * size), shape, tuple(2 * s for s in strides), 0, dtype)
+    wide = [a for a, n in enumerate(shape) if n > 1]
+    if layout == "broadcast" and wide:
+        axis = wide[0]
+        kept = shape[:axis] + (1,) + shape[axis + 1:]
+        inner = contiguous_strides(kept)
+        return TensorArg(values(int(np.prod(kept, dtype=np.int64))), shape,
+                         tuple(0 if a == axis else st for a, st in enumerate(inner)), 0, dtype)
+    return TensorArg(values(size), shape, strides, 0, dtype)
+
+
+def _layouts(contract: Contract, path: str) -> list[str]:
+    """Each operand's layout on ``path``: strided, every operand that accepts a step; broadcast,
+    the last operand that accepts stride 0 (a bias or a scale, as calls broadcast them)."""
+    specs = contract.inputs
+    if path == "strided":
+        return ["strided" if s.layout.strided else "contiguous" for s in specs]
+    if path == "broadcast":
+        last = max((i for i, s in enumerate(specs) if s.layout.broadcast_stride0), default=None)
+        return ["broadcast" if i == last else "contiguous" for i in range(len(specs))]
+    return ["contiguous"] * len(specs)
+
+
+def make_call(contract: Contract, plan: Plan, seed: int = 0, path: str = "contiguous") -> KernelCall:
+    """A ``KernelCall`` with inputs laid out for ``path`` (one of ``PATHS``) and poison-filled
+    outputs, as the executor would pass them."""
+    from judge.executor import derived_params, output_dtypes, output_shapes, poison_output
+
+    rng = np.random.default_rng(seed)
+    inputs = [_operand(rng, shape, dtype, layout) for shape, dtype, layout
+              in zip(plan.shapes, plan.dtypes, _layouts(contract, path), strict=True)]
     out_dtypes = output_dtypes(contract, plan.dtypes)
     out_shapes = output_shapes(contract, list(plan.shapes), plan.params)
     params = derived_params(contract, plan.params, tuple(inputs), out_shapes)

@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from judge.reports.cost_plots import rate_text
+from judge.reports.cost_plots import path_label, rate_text
 
 
 def load_measured(path: str | Path) -> dict | None:
@@ -81,7 +81,7 @@ def _device_line(device: dict) -> str:
 
 def _row(e: dict) -> dict:
     """One table row of the cost section."""
-    row = {"kernel": e["kernel"], "dtype": e["dtype"], "measured": e["status"] == "measured",
+    row = {"kernel": e["kernel"] + path_label(e), "dtype": e["dtype"], "measured": e["status"] == "measured",
            "reason": e.get("reason") or ""}
     if not row["measured"]:
         return row

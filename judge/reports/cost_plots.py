@@ -27,6 +27,12 @@ def rate_text(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}/s"
 
 
+def path_label(entry: dict) -> str:
+    """" strided" or " broadcast" for an entry measured on that path ("" for contiguous)."""
+    path = entry.get("path") or "contiguous"
+    return "" if path == "contiguous" else f" {path}"
+
+
 def _log_log(ax, *, title: str, xlabel: str, ylabel: str, legend: str) -> None:
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -65,7 +71,7 @@ def time_svg(kernel: str, rows: list[dict]):
             low = np.clip(mid - [s["q1_ns"] for s in r["sizes"]], 0, None)
             high = np.clip(np.array([s["q3_ns"] for s in r["sizes"]]) - mid, 0, None)
             ax.errorbar(n, mid, yerr=[low, high], fmt="o", ms=2.5, color=color, elinewidth=0.8,
-                        label=f"{r['backend']} {r['dtype']}" if i < LEGEND_MAX else None)
+                        label=f"{r['backend']} {r['dtype']}{path_label(r)}" if i < LEGEND_MAX else None)
             if r["overhead_ns"] is not None:
                 work = np.array([s["work"] for s in r["sizes"]], dtype=np.float64)
                 ax.plot(n, r["overhead_ns"] + r["ns_per_unit"] * work, color=color, lw=1)
@@ -88,7 +94,7 @@ def roofline_svg(backend: str, rows: list[dict], roof: dict):
             ax.plot([s["work"] for s in sizes],
                     [s["work"] / s["median_ns"] * 1e9 for s in sizes],
                     color=COLORS[i % len(COLORS)], lw=1.0,
-                    label=f"{r['kernel']} {r['dtype']}" if i < LEGEND_MAX else None)
+                    label=f"{r['kernel']} {r['dtype']}{path_label(r)}" if i < LEGEND_MAX else None)
         if roof.get("largest_bytes_per_s"):
             ax.axhline(roof["largest_bytes_per_s"], color="#000", lw=0.8, ls=(0, (4, 3)),
                        label=f"copy at its largest size "

@@ -3,8 +3,9 @@
 The markup lives in ``reports/templates`` (``report.html.j2`` and one template per section);
 this module turns an ``AuditRun`` into what they show. Sections: run header, scoreboard,
 unavailable backends, kernel × backend heatmap, ULP histograms per kernel and dtype,
-determinism, special values, failing rows, failing cases with their repro scripts, and, when
-their files are there, the measured cost and the exhaustive F32 sweeps.
+determinism and the spread between repeats, batch invariance, fast paths, special values,
+failing rows, failing cases with their repro scripts, and, when their files are there, the
+measured cost and the exhaustive F32 sweeps.
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ def render_report(run: AuditRun, *, repro: Callable[[object], str] | None = None
         "heatmap": heatmap(rows),
         "histograms": histograms(run),
         "determinism": {"rows": [r for r in rows if r.nondeterministic_runs],
+                        "spread": [r for r in rows if r.repeat_spread_elements],
+                        "measured": sum(r.repeat_spread_ulp is not None for r in rows),
                         "total": len(rows)},
+        "invariance": invariance(rows),
+        "fast_paths": fast_paths(rows),
         "special_values": {"rows": [r for r in rows if r.nan_mismatch or r.inf_mismatch
                                     or r.signed_zero_mismatch], "total": len(rows)},
         "failing": sorted((r for r in rows if r.verdict in FAILING),
                           key=lambda r: (r.kernel, r.backend, r.dtype)),
-        "cases": [case_view(record, repro) for record in run.cases],
+        "cases": [case_view(record, repro) for record in run.cases if record.check],  # failing ones
         "cost": None,
         "sweeps": [],
     }
@@ -101,17 +106,72 @@ def heatmap(rows: list[ResultRow]) -> dict:
     return {"backends": backends, "lines": lines}
 
 
+def decided_by(row: ResultRow) -> str:
+    """Which measure decided the row's verdict: "ulp" (exact, or a declared max_ulp) or
+    "share" (a derived bound, or only max_relative / max_absolute declared: the share of the
+    bound used; a ULP count there may be a tiny result's, or saturated, and says nothing)."""
+    if row.derived_bound in ("reduction", "sanity"):
+        return "share"
+    if row.derived_bound is None and row.bound_ulp is None and row.bound_used is not None:
+        return "share"
+    return "ulp"
+
+
 def _cell(group: list[ResultRow] | None) -> dict | None:
-    """The worst verdict of a contract on a backend over its dtypes, and its worst ulp_max."""
+    """The worst verdict of a contract on a backend over its dtypes, and the worst value of the
+    measure that decided it (a ULP count, or the share of the bound used, as a percentage);
+    hatched where the contract is not audited."""
     if not group:
         return None
     worst = max(group, key=lambda r: SEVERITY.get(r.verdict, 5)).verdict
-    ulps = [r.ulp_max for r in group if r.ulp_max is not None and r.ulp_max == r.ulp_max
-            and r.verdict not in ("error", "unsupported")]
-    tip = "; ".join(f"{r.dtype}: {r.verdict}, ulp_max {format_ulp(r.ulp_max)}"
-                    + (f" ({r.reason})" if r.reason else "") for r in group)
-    text = format_ulp(max(ulps)) if ulps and worst not in ("error", "unsupported") else worst
-    return {"verdict": worst, "text": text, "tip": tip}
+    judged = [r for r in group if r.verdict not in ("error", "unsupported")]
+    share = any(decided_by(r) == "share" for r in judged)
+    values = [v for v in (r.bound_used if share else r.ulp_max for r in judged) if v is not None and v == v]
+    tip = "; ".join(f"{r.dtype}: {r.verdict}, {_measure_text(r)}" + (f" ({r.reason})" if r.reason else "")
+                    for r in group)
+    if not values or worst in ("error", "unsupported"):
+        text = worst
+    else:
+        text = _share(max(values)) if share else format_ulp(max(values))
+    unaudited = any(r.audited is False for r in group)
+    if unaudited:
+        tip += "; audited: false (held to the derived bound only, or to a bound not yet reviewed)"
+    return {"verdict": worst, "text": text, "tip": tip, "unaudited": unaudited}
+
+
+def _share(value: float) -> str:
+    """A share of a bound as a percentage, three digits (0.0001%, 48.2%, 100%, 8.39e+06%)."""
+    return f"{value * 100:.3g}%"
+
+
+def _measure_text(r: ResultRow) -> str:
+    if decided_by(r) == "share":
+        used = _share(r.bound_used) if r.bound_used is not None else "—"
+        bound = f"the derived {r.derived_bound} bound" if r.derived_bound else "the declared bound"
+        return f"{used} of {bound} used (ulp_max {format_ulp(r.ulp_max)})"
+    return f"ulp_max {format_ulp(r.ulp_max)}"
+
+
+def invariance(rows: list[ResultRow]) -> dict:
+    """The batch invariance property of every row it applies to, those that vary first."""
+    shown = [r for r in rows if r.batch_invariance]
+    shown.sort(key=lambda r: (not r.batch_invariance.startswith("varies"), r.kernel, r.backend, r.dtype))
+    return {"rows": shown, "varies": sum(r.batch_invariance.startswith("varies") for r in shown)}
+
+
+def fast_paths(rows: list[ResultRow]) -> dict:
+    """Cases per declared fast path, per row; a path no case took is a warning."""
+    lines, warnings = [], []
+    for r in rows:
+        if not r.fast_path_cases or r.verdict == "unsupported":
+            continue
+        counts = dict(part.split("=") for part in r.fast_path_cases.split())
+        lines.append({"row": r, "counts": counts})
+        warnings += [f"{r.kernel} [{r.backend} {r.dtype}]: no case took {path}"
+                     for path, n in counts.items() if n == "0"]
+    from judge.layouts import FAST_PATHS
+
+    return {"lines": lines, "warnings": warnings, "paths": list(FAST_PATHS)}
 
 
 def histograms(run: AuditRun) -> dict:

@@ -20,7 +20,7 @@ JSON_FORMAT = "judge-results/1"
 
 @cache
 def _field_kinds() -> dict[str, str]:
-    """Column -> "int" | "float" | "str" | "optint" | "optfloat" | "optstr" (from ResultRow)."""
+    """Column -> "int" | "float" | "str" | "bool", or "opt" + one of them (from ResultRow)."""
     hints = typing.get_type_hints(ResultRow)
     kinds = {}
     for name in COLUMNS:
@@ -39,7 +39,7 @@ def rows_frame(rows: list[ResultRow]):
     kinds = _field_kinds()
     pandas_dtype = {
         "int": "int64", "optint": "Int64", "float": "float64", "optfloat": "float64",
-        "str": "string", "optstr": "string",
+        "str": "string", "optstr": "string", "bool": "boolean", "optbool": "boolean",
     }
     frame = pd.DataFrame(
         {
@@ -176,7 +176,13 @@ def _decode(value: Any, kind: str) -> Any:
     if _is_missing(value):
         if optional:
             return None
-        return 0 if base == "int" else 0.0
+        return {"int": 0, "bool": False}.get(base, 0.0)
+    if base == "bool":
+        if isinstance(value, str):  # CSV spells it True / False
+            if value.lower() not in ("true", "false"):
+                raise ValueError("not true or false")
+            return value.lower() == "true"
+        return bool(value)
     if base == "int":
         return int(float(value)) if isinstance(value, str) else int(value)
     return float(value)

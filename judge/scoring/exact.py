@@ -35,6 +35,12 @@ class Score(Counts):
 
     ulp: list[int] = field(default_factory=list)  # integer ULP distances of finite elements
     ulp_real: list[float] = field(default_factory=list)
+    bound_used: float | None = None  # max over elements of |error| / their bound (None: exact op)
+    admitted_ulp: int = -1  # the largest ULP distance of an admitted alternative result
+
+    def aim(self) -> list[int]:
+        """The distances the search aims at: every measured one and the admitted ones'."""
+        return self.ulp + [self.admitted_ulp] if self.admitted_ulp >= 0 else self.ulp
 
 
 def _f(x) -> float:
@@ -156,19 +162,36 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
                  + out.note("init", "order"))
     if out.opdef.copies_bits:
         _judge_payloads(out, obs_nan & exp_nan)
+    # An admitted alternative (an overflowed sum's ±inf, a norm's ±0) is not an approximation
+    # of the exact value: it is judged by no bound and measured by none (its ULP distance, often
+    # saturated, would hide the kernel's accuracy), but the search still aims at it.
     same = (out.obs_bits == out.exp_bits) | admitted
     dist = ulp.ulp_distance(out.obs_bits, out.exp_bits, out.fmt)
+    other = admitted & (dist != 0)  # (either zero of an equal pair is 0 ulp away: measured)
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
     same_l, dist_l, obs_l, exp_l = same.tolist(), dist.tolist(), obs_f.tolist(), exp_f.tolist()
+    use = _BoundUse(out, oracle_out.acc_format) if out.kind != "exact" else None
     for i in np.flatnonzero(~obs_nan & ~exp_nan).tolist():
         ex = exact[i] if exact is not None else None
-        if same_l[i] and _measure_dyadic(score, out.fmt, dist_l[i], ex, obs_l[i], exp_l[i]):
+        term = terms[i] if terms is not None else None
+        if other[i]:
+            if np.isfinite(obs_f[i]) and np.isfinite(exp_f[i]):
+                score.admitted_ulp = max(score.admitted_ulp, dist_l[i])
             continue
+        if same_l[i]:
+            handled, err_f = _measure_dyadic(score, out.fmt, dist_l[i], ex, obs_l[i], exp_l[i])
+            if handled:
+                if use is not None and err_f is not None:
+                    use.add(score, dist_l[i], ex, err_f, term)
+                continue
         exq, err = _measure(score, out.fmt, int(dist[i]), ex, obs_f[i], exp_f[i])
+        if use is not None and err is not None:
+            finite = not (np.isinf(obs_f[i]) or np.isinf(exp_f[i]))
+            use.add(score, int(dist[i]) if finite else None, ex, _f(err), term)
         if not same[i]:
             _judge_element(out, score, i, int(dist[i]), ex, exq, err, obs_f[i], exp_f[i],
-                           terms[i] if terms is not None else None, oracle_out.acc_format)
+                           term, oracle_out.acc_format)
 
 
 def _judge_payloads(out: _Output, both_nan: np.ndarray) -> None:
@@ -203,20 +226,21 @@ def _scaled(n: int, k: int, d: int = 1) -> float:
         return math.inf
 
 
-def _measure_dyadic(score: Score, fmt: Format, d: int, ex, obs: float, exp: float) -> bool:
+def _measure_dyadic(score: Score, fmt: Format, d: int, ex, obs: float, exp: float) -> tuple[bool, float | None]:
     """``_measure`` in integer arithmetic, where the exact value is dyadic (a float, an mpf or a
     power-of-two Fraction): the same numbers bit for bit, for a tenth of the cost of Fractions.
-    Returns False, having recorded nothing, where it cannot tell (the caller measures then)."""
+    Returns (False, None), having recorded nothing, where it cannot tell (the caller measures
+    then); else (True, |error| as a float, or None where no error is known)."""
     obs_inf = math.isinf(obs)
     x = None
     if ex is not None and not obs_inf:
         x = ulp.dyadic(ex)
         if x is None:
-            return False
+            return False, None
     if not obs_inf and not math.isinf(exp):
         score.ulp.append(d)
     if x is None:
-        return True
+        return True, None
     nx, ex2 = x
     no, eo = ulp.dyadic(obs)
     e = min(ex2, eo)
@@ -224,10 +248,11 @@ def _measure_dyadic(score: Score, fmt: Format, d: int, ex, obs: float, exp: floa
     top = fmt.emin if nx == 0 else max(abs(nx).bit_length() - 1 + ex2, fmt.emin)
     q = top - fmt.precision + 1  # ulp_F(exact) = 2^q
     score.ulp_real.append(round(_scaled(err, e - q), 3))
-    score.abs_max = max(score.abs_max, _scaled(err, e))
+    abs_err = _scaled(err, e)
+    score.abs_max = max(score.abs_max, abs_err)
     if nx:  # err · 2^e / (|nx| · 2^ex2)
         score.rel_max = max(score.rel_max, _scaled(err, e - ex2, abs(nx)))
-    return True
+    return True, abs_err
 
 
 def _judge_element(out: _Output, score: Score, i: int, d: int, ex, exq, err, obs: float, exp: float,
@@ -294,6 +319,57 @@ def _judge_reduction(out: _Output, i: int, exq, err, terms, acc_format, check, n
         out.fail(check("reduction_bound"), i, f"{named}|error| {_f(err) if err is not None else 'inf'} > derived bound "
                  f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})"
                  + out.note("order"))
+
+
+class _BoundUse:
+    """The fraction of its bound each element uses (|error| / bound, in floats: a measurement
+    for the report and for ``judge propose``, never a verdict), its maximum kept in the score.
+
+    The bound is the one ``bound_kind`` holds the element to: the declared ones (the largest
+    share of max_ulp, max_absolute or max_relative), the reduction bound of its terms, or the
+    sanity bound. Where ULP is meaningless (a tiny result beside large terms) this still reads
+    as what decided the verdict: 0.3 is a third of the bound, 1 its edge."""
+
+    def __init__(self, out: _Output, acc_format):
+        self.kind, self.fmt, self.precision = out.kind, out.fmt, out.contract.precision
+        self.mean = out.opdef.reduction_bound == "mean"
+        self.u = 2.0 ** -get_format(acc_format or out.fmt.name).precision
+
+    def add(self, score: Score, d: int | None, ex, err: float, terms) -> None:
+        exact = abs(_f(ex)) if ex is not None else 0.0
+        used = self._declared(d, err, exact) if self.kind == "declared" else err / self._bound(exact, terms)
+        if used == used:
+            score.bound_used = used if score.bound_used is None else max(score.bound_used, used)
+
+    def _bound(self, exact: float, terms) -> float:
+        if self.kind == "reduction" and terms is not None:
+            count, abs_sum = _f(terms[0]), _f(terms[1])  # a row op's count can pass F64's range
+            spread = max(count - 1.0, 0.0) * self.u * abs_sum
+            return spread / (count if self.mean and count else 1.0) + _ulp_float(exact, self.fmt)
+        return sanity_factor(self.fmt) * max(1.0, exact)
+
+    def _declared(self, d: int | None, err: float, exact: float) -> float:
+        p, shares = self.precision, []
+        if p.max_ulp is not None and d is not None:
+            shares.append(_share(d, p.max_ulp))
+        if p.max_absolute is not None:
+            shares.append(_share(err, p.max_absolute))
+        if p.max_relative is not None and exact:
+            shares.append(_share(err / exact, p.max_relative))
+        return max(shares, default=math.nan)
+
+
+def _share(value: float, bound: float) -> float:
+    """value / bound, a zero bound used fully by any error (and not at all by none)."""
+    if bound:
+        return value / bound
+    return math.inf if value else 0.0
+
+
+def _ulp_float(x: float, fmt: Format) -> float:
+    """ulp_F(|x|) as a float (``numerics.ulp.ulp_of`` without Fractions)."""
+    e = math.frexp(x)[1] - 1 if x else fmt.emin
+    return math.ldexp(1.0, max(e, fmt.emin) - fmt.precision + 1)
 
 
 def _admitted(oracle_out, obs_f: np.ndarray, n: int) -> np.ndarray:

@@ -3,7 +3,7 @@
 ``_measure_dyadic`` computes the ULP-real error, absolute and relative errors of an element whose
 exact value is dyadic (a float, an mpf, a power-of-two Fraction) with integers; ``_measure`` does
 it with Fractions. Over generated cases with observations a few ulp off, both must give the same
-lists and maxima bit for bit, and the same findings.
+lists and maxima bit for bit (the share of the bound used too), and the same findings.
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ def test_integer_and_fraction_measurements_agree(suite, monkeypatch, file, kerne
     def scores(case, observed, ref, out_dtype, i, integer: bool):
         def fast(*args):
             done = real(*args)
-            used[0] += done
+            used[0] += done[0]
             return done
 
-        monkeypatch.setattr(exact, "_measure_dyadic", fast if integer else lambda *args: False)
+        monkeypatch.setattr(exact, "_measure_dyadic", fast if integer else lambda *args: (False, None))
         s = Score()
         with np.errstate(all="ignore"):
             score_output(contract, op, contract.semantics, case.values, names, case.params, observed,
                          ref, out_dtype, i, s)
-        return s.ulp, s.ulp_real, s.abs_max, s.rel_max, [f.message for f in s.findings]
+        return s.ulp, s.ulp_real, s.abs_max, s.rel_max, s.bound_used, [f.message for f in s.findings]
 
     @settings(max_examples=60, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))

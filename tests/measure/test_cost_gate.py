@@ -92,3 +92,18 @@ def test_judge_gate_fails_on_a_cost_regression(tmp_path):
     assert slow.returncode == 1 and "overhead 3.00× the baseline's" in slow.stdout, slow.stdout + slow.stderr
     same = gate("same.json")
     assert same.returncode == 0 and "No cost regression." in same.stdout, same.stdout + same.stderr
+
+
+def test_each_fast_path_is_gated_against_its_own_baseline():
+    """A strided path three times the contiguous one's cost is no regression: it is compared
+    with the baseline's strided path only, and a slower strided path is named as such."""
+    base = {"entries": [_entry(1000.0, 2.0, 0.02), {**_entry(3000.0, 6.0, 0.02), "path": "strided"}]}
+    same, notes = compare_costs(base, {"entries": [{**_entry(3000.0, 6.0, 0.02), "path": "strided"}]})
+    assert [c.key[4] for c in same] == ["strided", "strided"] and not any(c.worse for c in same)
+    slower = {"entries": [{**_entry(9000.0, 18.0, 0.02), "path": "strided"}, _entry(1000.0, 2.0, 0.02)]}
+    changes, _ = compare_costs(base, slower)
+    worse = [c for c in changes if c.worse]
+    assert {c.key[4] for c in worse} == {"strided"} and len(worse) == 2
+    assert "k[b-F32, strided inputs]" in cost_markdown(changes, [])
+    new_path, notes = compare_costs(base, {"entries": [{**_entry(1000.0, 2.0, 0.02), "path": "broadcast"}]})
+    assert new_path == [] and "broadcast inputs" in notes[0] and "not in the cost baseline" in notes[0]

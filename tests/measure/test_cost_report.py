@@ -75,7 +75,7 @@ def test_cost_section_renders_in_chromium(chromium, tmp_path, measured_run):
     page = audit_with_cost(tmp_path / "audit", measured_run)
     seen = browser.look(chromium, page, tmp_path)
     sections = ["scoreboard", "unavailable", "environment", "heatmap", "histograms", "determinism",
-                "special-values", "failing", "cases", "cost"]
+                "invariance", "fast-paths", "special-values", "failing", "cases", "cost"]
     assert browser.problems(seen, sections=sections, plots={"cost": 3}) == []
     # every measured size is a marker: 2 backends x 2 dtypes x 7 sizes
     assert sum(p["marks"] for p in seen.plots if "roofline" not in str(p)) >= 2 * 2 * 7

@@ -40,11 +40,24 @@ def test_measured_cost_file_follows_the_schema(measured):
     assert {"numpy", "torch", "kp"} <= set(doc["libraries"])
 
 
+def test_each_accepted_fast_path_is_measured_on_its_own(measured):
+    """The Vulkan add accepts strided and stride-0 operands: three entries per backend; the CPU
+    one wants them contiguous: one."""
+    _, doc, _ = measured
+    paths = {(e["kernel"], e["backend"]): set() for e in doc["entries"]}
+    for e in doc["entries"]:
+        paths[(e["kernel"], e["backend"])].add(e["path"])
+    assert paths[("add_elementwise_vulkan", "kompute")] == {"contiguous", "strided", "broadcast"}
+    assert paths[("add_elementwise_cpu", "numpy")] == {"contiguous"}
+
+
 def test_costs_are_keyed_by_revision_and_device(measured):
     _, doc, _ = measured
     for e in doc["entries"]:
         (key,) = [k for k in doc["costs"][e["revision"]] if k.startswith(e["backend"] + "@")]
         cost = doc["costs"][e["revision"]][key]["F32"]
+        if e["path"] != "contiguous":
+            cost = cost["paths"][e["path"]]
         assert cost["kernel"] == e["kernel"] and cost["overhead_ns"] == e["overhead_ns"] > 0
         assert cost["sizes"] == [256, 131072] and cost["work_expr"] == "3 * n * dtype_bytes"
         roof = doc["devices"][key]["roofline"]

@@ -82,3 +82,24 @@ def test_size_ranges():
     for bad in ("20:4", "4", "a:b", "4:40"):
         with pytest.raises(ValueError, match=repr(bad).strip("'") if bad != "4" else "LO:HI"):
             parse_log2_range(bad)
+
+
+def test_each_fast_path_call_takes_the_path_the_audit_counts_it_under(suite):
+    """A strided or broadcast call of judge measure is the layout the audit classifies under
+    the same fast path, the executor hands it to the kernel as it is (the contract accepts
+    it), and its logical values are those of a contiguous call of the same seed's shape."""
+    from judge.layouts import accepted, fast_paths_taken
+    from judge.measure.sizes import paths_for
+
+    names = {"contiguous": "all_inputs_contiguous", "strided": "any_input_strided",
+             "broadcast": "any_input_broadcast"}
+    seen = set()
+    for contract in suite:
+        if contract.op_kind in TIED_SHAPES:
+            continue
+        for path in paths_for(contract):
+            call = make_call(contract, plan_call(contract, contract.dtype_fan[0], 256), path=path)
+            assert fast_paths_taken(call.inputs) == {names[path]}, (contract.kernel, path)
+            assert all(accepted(t, s.layout) for t, s in zip(call.inputs, contract.inputs, strict=True))
+            seen.add(path)
+    assert seen == {"contiguous", "strided", "broadcast"}

@@ -278,11 +278,59 @@ class ErfGelu(MiniCpu):
         return super().compute(contract, call, xs)
 
 
+class RepeatsOneUlp(MiniCpu):
+    """Every second call returns each nonzero finite result one ulp nearer zero: a result that
+    varies by exactly one ULP between repeats of identical inputs."""
+
+    name = "repeats-one-ulp"
+    calls = 0
+
+    def compute(self, contract, call, xs):
+        r = np.array(super().compute(contract, call, xs))
+        type(self).calls += 1
+        if type(self).calls % 2 == 0 and r.size:
+            flat = r.reshape(-1)
+            bits = flat.view(np.dtype(f"u{flat.dtype.itemsize}"))
+            nudge = np.isfinite(flat.astype(np.float64)) & (flat != 0)
+            bits[nudge] -= 1  # the magnitude's bits one lower: one ulp toward zero
+        return r
+
+
+class SequentialSum(MiniCpu):
+    """Sums each slice left to right in the accumulator: the same order whatever the batch."""
+
+    name = "sequential-sum"
+    reversed_from = None  # rows in the batch from which the order flips (None: never)
+
+    def sum(self, x, dims):
+        if not dims or x.size == 0:
+            return super().sum(x, dims)
+        acc = np.float64 if x.dtype == np.float64 else np.float32
+        moved = np.moveaxis(x, dims, tuple(range(x.ndim - len(dims), x.ndim)))
+        flat = moved.reshape(moved.shape[: x.ndim - len(dims)] + (-1,)).astype(acc)
+        rows = int(np.prod(flat.shape[:-1]))
+        order = range(flat.shape[-1])
+        if self.reversed_from is not None and rows >= self.reversed_from:
+            order = reversed(order)  # a "large batch" strategy: another summation order
+        total = np.zeros(flat.shape[:-1], dtype=acc)
+        for j in order:
+            total = (total + flat[..., j]).astype(acc)
+        return total
+
+
+class BatchOrderSum(SequentialSum):
+    """Sums a row right to left once the batch holds 8 rows or more: a row's bits depend on
+    how many rows share its call (the batch invariance check targets this)."""
+
+    name = "batch-order-sum"
+    reversed_from = 8
+
+
 BROKEN = (
     WrongNanRule, WrongTieRule, ExtraUlp, FlippedZeroSign, FlushedSubnormals, UnwrittenTail,
     ModifiesInput, WrongDtype, WrongShape, NondeterministicLastBit, IgnoresStrides,
     WrongReduceDims, HalfAccumulation, ErfGelu,
 )
 
-for _cls in (MiniCpu, WrongNanRuleF32, *BROKEN):
+for _cls in (MiniCpu, WrongNanRuleF32, RepeatsOneUlp, SequentialSum, BatchOrderSum, *BROKEN):
     judge.register_backend(_cls())

@@ -23,7 +23,7 @@ def test_page_is_self_contained(page):
 
 def test_sections_are_present(page):
     for anchor in ("scoreboard", "unavailable", "environment", "heatmap", "histograms",
-                   "determinism", "special-values", "failing", "cases"):
+                   "determinism", "invariance", "fast-paths", "special-values", "failing", "cases"):
         assert f'<section id="{anchor}">' in page
     assert '<table class="scoreboard">' in page
     assert "cupy is not installed" in page
@@ -68,8 +68,31 @@ def test_same_kernel_name_on_two_devices_stays_apart(audit_run, row):
     assert "exp_f32 · F32 · Vulkan" in page and "exp_f32 · F32 · Cpu" in page
 
 
+def test_a_row_held_to_a_derived_bound_shows_the_share_used_and_is_hatched_if_unaudited(page):
+    """Its ULP count (here a saturated 2^63) says nothing: the share of the bound decided it."""
+    heat = page[page.index('<section id="heatmap">'):page.index('<section id="histograms">')]
+    line = re.search(r"<code>sum_reduce_cpu</code>.*?</tr>", heat, flags=re.S).group(0)
+    cells = re.findall(r'<td class="cell v-(\w+)( unaudited)?"[^>]*>([^<]*)</td>', line)
+    assert cells == [("pass", " unaudited", "25%"), ("fail", " unaudited", "50%")]
+    assert "25% of the derived reduction bound used (ulp_max 9.22337e+18)" in line  # the tip
+    assert "held to the derived bound only" in heat
+    exp = re.search(r"<code>exp_f32</code>.*?</tr>", heat, flags=re.S).group(0)
+    assert "unaudited" not in exp  # audited, or not said: no hatching
+
+
+def test_spread_invariance_and_fast_path_sections(page):
+    det = page[page.index('<section id="determinism">'):page.index('<section id="invariance">')]
+    assert "Spread between repeats" in det and '<td class="num">1</td><td class="num">3</td>' in det
+    inv = page[page.index('<section id="invariance">'):page.index('<section id="fast-paths">')]
+    assert "1 of 2" in inv and "varies: row 1 of 4 computed in a larger batch (case c-1)" in inv
+    assert inv.index("varies:") < inv.index("invariant (10 cases)")  # what varies comes first
+    fast = page[page.index('<section id="fast-paths">'):page.index('<section id="special-values">')]
+    assert "sum_reduce_cpu [numpy BF16]: no case took any_input_strided" in fast
+    assert "torch-cpu BF16]: no case" not in fast
+
+
 def test_determinism_and_special_value_sections_list_their_rows(page):
-    det = page[page.index('<section id="determinism">'):page.index('<section id="special')]
+    det = page[page.index('<section id="determinism">'):page.index('<section id="invariance')]
     assert "1 rows returned different bits" in det and "sum_reduce_cpu" in det
     special = page[page.index('<section id="special-values">'):page.index('<section id="failing')]
     assert "relu_f32" in special and "argmax_cpu" in special and "exp_f32" not in special

@@ -16,7 +16,8 @@ from report_inputs import f32_sweep_records, measured_cost_doc
 from judge.reports import assets, write_audit
 from judge.reports.f32_sweeps import FILE, write_sweeps
 
-CORE = ["scoreboard", "unavailable", "environment", "heatmap", "histograms", "determinism", "special-values",
+CORE = ["scoreboard", "unavailable", "environment", "heatmap", "histograms", "determinism", "invariance",
+        "fast-paths", "special-values",
         "failing", "cases"]
 
 

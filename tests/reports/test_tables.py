@@ -18,6 +18,10 @@ SPEC_COLUMNS = (
     "nan_mismatch inf_mismatch signed_zero_mismatch nondeterministic_runs unwritten_outputs "
     "shape_dtype_errors verdict reason counterexample seed judge_version started_at seconds "
     "fingerprint"  # SPEC §8: the environment fingerprint is recorded in every row
+    # appended by issue 27: the unaudited flag, the fraction of the bound used, the worst-ULP
+    # case, the spread between repeats, batch invariance and the fast-path counts
+    " audited bound_used ulp_max_case repeat_spread_ulp repeat_spread_elements batch_invariance"
+    " fast_path_cases"
 ).split()
 
 
@@ -54,6 +58,8 @@ def test_csv_parquet_and_json_columns_in_order(audit_run, tmp_path):
 def test_rows_round_trip(audit_run, tmp_path, name):
     audit_run.rows[0].rel_max = math.inf  # non-finite values must survive JSON too
     audit_run.rows[1].abs_max = 1.25e-7
+    audit_run.rows[0].audited, audit_run.rows[1].audited = False, True  # and None elsewhere
+    audit_run.rows[0].bound_used, audit_run.rows[0].repeat_spread_ulp = 0.125, 1.0
     paths = write_audit(audit_run, tmp_path)
     back = load_rows(paths[name])
     assert [r.as_dict() for r in back] == [r.as_dict() for r in audit_run.rows]

@@ -9,6 +9,8 @@ max shift or a one-pass variance breaks. Their cases, params and long rows are i
 
 from __future__ import annotations
 
+import math
+
 from oracles.families.lastdim.draw import (
     NORM,
     SOFTMAX,
@@ -19,7 +21,7 @@ from oracles.families.lastdim.draw import (
     softmax_hints,
 )
 from oracles.families.lastdim.evaluate import row_op
-from oracles.family import Family, plan_by_rule
+from oracles.family import BatchRows, Family, plan_by_rule
 from oracles.opdef import OpDef
 
 ROWS = {"nan": "propagate"}
@@ -50,6 +52,14 @@ def size_plan(contract, opdef, n):
     return plan_by_rule(contract, opdef, n, rows=True)
 
 
+def batch_rows(contract, opdef, shapes, params):
+    """Rows of the last axis, stacked along the first (``outer_count`` follows the count)."""
+    shape = shapes[0]
+    if len(shape) < 2:
+        return None
+    return BatchRows((0,), (0,), lambda count: {**params, "outer_count": count * math.prod(shape[1:-1])})
+
+
 FAMILY = Family(
     name="lastdim",
     rows=rows,
@@ -57,4 +67,5 @@ FAMILY = Family(
     draw_input=draw_input,
     long_case=long_case,
     size_plan=size_plan,
+    batch_rows=batch_rows,
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from oracles import hints
 from oracles.families.matmul.draw import draw_shapes, long_case
 from oracles.families.matmul.evaluate import evaluate_matmul, matmul_out_shape
-from oracles.family import Family, OutputShapeRule
+from oracles.family import BatchRows, Family, OutputShapeRule
 from oracles.opdef import OpDef
 
 SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
@@ -27,10 +27,18 @@ def rows() -> list[OpDef]:
     ]
 
 
+def batch_rows(contract, opdef, shapes, params):
+    """The lhs rows (its m axis, for every batch) against the whole rhs: an output row is one
+    lhs row's products, whatever else is in the batch."""
+    axis = len(shapes[0]) - 2
+    return BatchRows((axis, None), (axis,), lambda count: {**params, "m": count})
+
+
 FAMILY = Family(
     name="matmul",
     rows=rows,
     draw_shapes=draw_shapes,
     long_case=long_case,
     shape_rules={"matmul": OutputShapeRule((2, 2), matmul_out_shape)},
+    batch_rows=batch_rows,
 )

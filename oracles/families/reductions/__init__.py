@@ -21,7 +21,7 @@ from oracles.families.reductions.params import (
     SINGLE_DIM,
 )
 from oracles.families.reductions.table import rows
-from oracles.family import Family, measured_shape
+from oracles.family import BatchRows, Family, measured_shape, same_params
 
 INDEX_REDUCTIONS = frozenset({"ArgMaxDim", "ArgMinDim"})
 
@@ -104,6 +104,35 @@ def example_params(opdef, shape):
     return opdef.params.example(shape)
 
 
+def batch_rows(contract, opdef, shapes, params):
+    """The first axis a reduction keeps while it folds another: each of its slices is a row."""
+    shape = shapes[0]
+    if opdef.params in (REDUCE_DIMS, SINGLE_DIM):
+        dims = set(params.get("dims", ()))
+        kept = [a for a in range(len(shape)) if a not in dims]
+        if not dims or not kept:
+            return None
+        a = kept[0]
+        out = a if params.get("keepdim") else a - sum(d < a for d in dims)
+        return BatchRows((a,), (out,), same_params(params))
+    target = tuple(params["output_shape"])
+    if all(t == s for t, s in zip(target, shape, strict=True)):
+        return None  # nothing folded
+    kept = sorted((a for a, (t, s) in enumerate(zip(target, shape, strict=True)) if t == s),
+                  key=lambda a: shape[a] <= 1)
+    if not kept:
+        return None
+    a = kept[0]
+
+    def resized(count: int) -> dict:
+        grown = dict(params)
+        for key in ("input_shape", "output_shape"):
+            grown[key] = [count if i == a else v for i, v in enumerate(params[key])]
+        return grown
+
+    return BatchRows((a,) * len(shapes), (a,), resized)
+
+
 FAMILY = Family(
     name="reductions",
     rows=rows,
@@ -113,4 +142,5 @@ FAMILY = Family(
     explain_mismatch=explain_mismatch,
     size_plan=size_plan,
     example_params=example_params,
+    batch_rows=batch_rows,
 )

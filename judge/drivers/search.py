@@ -1,0 +1,173 @@
+"""The search of one item: Hypothesis draws cases, each is judged (``judge.drivers.case``), and
+what it measured is added to the item's row.
+
+Besides each case's verdict the search keeps what a row says of the whole item: the case
+holding the worst-ULP element (saved even when the row passes, for ``judge propose``), the
+spread between repeats, which declared fast paths the cases took, and the batch invariance
+property (``judge.invariance``). None of these draws from Hypothesis: the cases drawn for an
+item are the same with them or without.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge import verdict
+from judge.cases import Case, CaseRecord
+from judge.drivers import engine
+from judge.drivers.case import CaseOutcome, case_from_record, judge_case
+from judge.layouts import FAST_PATHS
+from judge.strategies import case_strategy
+
+MAX_SAMPLES = 20000
+STALE_RETRIES = 2  # extra searches before a known divergence that did not show is stale
+
+
+class JudgeFailure(AssertionError):
+    """A broken contract promise on one case (what Hypothesis shrinks)."""
+
+
+def repeats_for(contract, profile) -> int:
+    """Extra runs of each case: a nondeterministic contract runs ``profile.repeats`` times in
+    all (each held to the bound, their spread measured); any other twice (same bits or fail)."""
+    return max(profile.repeats - 1, 1) if contract.determinism == "nondeterministic" else 1
+
+
+@dataclass
+class Search:
+    """The Hypothesis search of one item: every case judged, the known divergences seen."""
+
+    item: object  # judge.runner.Item
+    profile: object
+    seed: int
+    database: object
+    opdef: object
+    result: object  # judge.runner.ItemResult
+    expected: dict
+    invariance: object = None  # judge.invariance.Invariance, where the family has rows
+    seen: dict[str, str] = field(default_factory=dict)  # expected check -> where it showed
+    ulps: list[int] = field(default_factory=list)
+    timing: dict[str, float] = field(default_factory=lambda: {"backend": 0.0, "oracle": 0.0})
+    running: Case | None = None  # what a dying worker was running
+    failing: tuple | None = None  # (case, unexpected findings) of the first failing case
+    worst: tuple[int, Case] | None = None  # (ULP, case) of the worst-ULP element so far
+    paths: Counter = field(default_factory=Counter)  # fast path -> cases that took it
+
+    @property
+    def repeats(self) -> int:
+        return repeats_for(self.item.contract, self.profile)
+
+    def body(self, case: Case) -> None:
+        self.running = case
+        outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
+        record(self.result, outcome, self.ulps)
+        engine.aim(outcome.score.aim())
+        self.timing["backend"] += outcome.backend_seconds
+        self.timing["oracle"] += outcome.oracle_seconds
+        self.paths.update(outcome.paths)
+        top = max((u for s in (outcome.score, *outcome.repeat_scores) for u in s.ulp), default=None)
+        if top is not None and (self.worst is None or top > self.worst[0]):
+            self.worst = (top, case)
+        findings = list(outcome.findings)
+        if self.invariance is not None and not findings:
+            broken = self.invariance.check(case)
+            findings += [broken] if broken is not None else []
+        unexpected, _ = verdict.split(findings, self.expected)
+        for f in findings:
+            if f.check in self.expected:
+                self.seen.setdefault(f.check, f.message)
+        if unexpected:
+            self.failing = (case, unexpected)
+            raise JudgeFailure(unexpected[0].message)
+
+    def attempt(self, extra: int, examples: int) -> None:
+        item, profile = self.item, self.profile
+        engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget),
+                          seed=item_seed(item, self.seed + extra), examples=examples, key=item.key,
+                          database=self.database if profile.use_database and not extra else None)
+
+    def run(self) -> None:
+        contract, backend = self.item.contract, self.item.backend
+        self.attempt(0, self.profile.max_examples)
+        # An entry's recorded counterexample settles it before any further search.
+        for check in sorted(set(self.expected) - set(self.seen)):
+            if recorded_case_shows(contract, backend, self.expected[check], self.opdef, self.repeats):
+                self.seen[check] = f"recorded case {Path(self.expected[check].case_file).stem}"
+        # A known divergence is a sampled event: before calling an entry stale, look again,
+        # with more cases and other seeds (deterministic for a given seed).
+        for extra in range(1, STALE_RETRIES + 1):
+            if not set(self.expected) - set(self.seen):
+                break
+            self.attempt(extra, 2 * self.profile.max_examples)
+
+    def conclude(self) -> None:
+        """Write what the whole search measured into the row: the worst-ULP case (kept with
+        the row's cases), the fast paths taken, the batch invariance property."""
+        row, c = self.result.row, self.item.contract
+        if self.worst is not None:
+            ulp, case = self.worst
+            kept = self._keep(case, "", f"the row's worst-ULP element: {ulp} ulp")
+            row.ulp_max_case = kept.case_id
+        declared = [p for p in FAST_PATHS if any(fp.get("when") == p for fp in c.caps.fast_paths)]
+        row.fast_path_cases = " ".join(f"{p}={self.paths.get(p, 0)}" for p in declared)
+        if self.invariance is not None:
+            case_id = ""
+            if self.invariance.case is not None:
+                case_id = self._keep(self.invariance.case, "", self.invariance.varies).case_id
+            row.batch_invariance = self.invariance.status(case_id)
+
+    def _keep(self, case: Case, check: str, message: str) -> CaseRecord:
+        c, b = self.item.contract, self.item.backend
+        kept = CaseRecord(c.kernel, c.file, b.name, self.item.dtype, case.inputs, dict(case.params),
+                          check, message, self.seed)
+        self.result.extra_cases.append(kept)
+        return kept
+
+
+def item_seed(item, seed: int) -> int:
+    import zlib
+
+    return (zlib.crc32(item.key.encode()) ^ (seed * 0x9E3779B1)) & 0xFFFFFFFF
+
+
+def record(result, outcome: CaseOutcome, ulps: list[int]) -> None:
+    """Add one case's measurements (every scored run's) to the item's row."""
+    row = result.row
+    row.cases += 1
+    row.elements += outcome.score.elements
+    for s in (outcome.score, *outcome.repeat_scores):
+        ulps.extend(s.ulp)
+        if len(result.ulp_samples) < MAX_SAMPLES:
+            result.ulp_samples.extend(s.ulp_real[: MAX_SAMPLES - len(result.ulp_samples)])
+        if s.ulp_real:
+            row.ulp_real_max = max(row.ulp_real_max or 0.0, max(s.ulp_real))
+        row.rel_max = max(row.rel_max or 0.0, s.rel_max)
+        row.abs_max = max(row.abs_max or 0.0, s.abs_max)
+        if s.bound_used is not None:
+            row.bound_used = max(row.bound_used or 0.0, s.bound_used)
+        row.implausible += s.implausible
+        row.nan_mismatch += s.nan_mismatch
+        row.inf_mismatch += s.inf_mismatch
+        row.signed_zero_mismatch += s.signed_zero_mismatch
+    row.nondeterministic_runs += outcome.nondeterministic_runs
+    if outcome.spread_ulp is not None:
+        row.repeat_spread_ulp = max(row.repeat_spread_ulp or 0.0, outcome.spread_ulp)
+        row.repeat_spread_elements += outcome.spread_elements
+    row.unwritten_outputs += outcome.unwritten
+    row.shape_dtype_errors += outcome.shape_dtype_errors
+
+
+def recorded_case_shows(contract, backend, entry, opdef, repeats: int) -> bool:
+    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
+    if not entry.case_file:
+        return False
+    rec = CaseRecord.load(entry.case_file)
+    if (rec.kernel, rec.backend, rec.dtype) != (contract.kernel, backend.name, entry.dtype):
+        return False
+    try:
+        outcome = judge_case(contract, backend, case_from_record(rec), opdef, repeats=repeats)
+    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
+        return False
+    return any(f.check == entry.check for f in outcome.findings)
