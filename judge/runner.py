@@ -16,8 +16,8 @@ from judge import verdict
 from judge.api import Backend
 from judge.cases import CaseRecord
 from judge.contracts.model import Contract
-from judge.drivers import engine
-from judge.drivers.case import CaseOutcome, case_from_record, judge_case
+from judge.drivers import engine, grid
+from judge.drivers.case import CaseOutcome, case_from_record, judge_case, recorded_case_shows
 from judge.executor import Finding
 from judge.expectations import Expectations
 from judge.profiles import Profile
@@ -141,20 +141,33 @@ class _Search:
     def repeats(self) -> int:
         return 0 if self.item.contract.determinism == "nondeterministic" else 1
 
-    def body(self, case: Case) -> None:
+    def judge(self, case: Case) -> tuple[CaseOutcome, list]:
+        """Judge one case and count it: (outcome, its unexpected findings)."""
         self.running = case
         outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
         _record(self.result, outcome, self.ulps)
-        engine.aim(outcome.score.ulp)
         self.timing["backend"] += outcome.backend_seconds
         self.timing["oracle"] += outcome.oracle_seconds
         unexpected, _ = verdict.split(outcome.findings, self.expected)
         for f in outcome.findings:
             if f.check in self.expected:
                 self.seen.setdefault(f.check, f.message)
+        return outcome, unexpected
+
+    def body(self, case: Case) -> None:
+        outcome, unexpected = self.judge(case)
+        engine.aim(outcome.score.ulp)
         if unexpected:
             self.failing = (case, unexpected)
             raise JudgeFailure(unexpected[0].message)
+
+    def grid(self) -> None:
+        """The special-value grid: one deterministic case beside the search (judge.drivers.grid)."""
+        failing = grid.judge_grid(self.item.contract, self.item.backend, self.item.dtype, self.opdef,
+                                  self.repeats, self.expected, self.judge)
+        if failing is not None:
+            self.failing = failing
+            raise JudgeFailure(failing[1][0].message)
 
     def attempt(self, extra: int, examples: int) -> None:
         item, profile = self.item, self.profile
@@ -164,10 +177,11 @@ class _Search:
 
     def run(self) -> None:
         contract, backend = self.item.contract, self.item.backend
+        self.grid()
         self.attempt(0, self.profile.max_examples)
         # An entry's recorded counterexample settles it before any further search.
         for check in sorted(set(self.expected) - set(self.seen)):
-            if _recorded_case_shows(contract, backend, self.expected[check], self.opdef, self.repeats):
+            if recorded_case_shows(contract, backend, self.expected[check], self.opdef, self.repeats):
                 self.seen[check] = f"recorded case {Path(self.expected[check].case_file).stem}"
         # A known divergence is a sampled event: before calling an entry stale, look again,
         # with more cases and other seeds (deterministic for a given seed).
@@ -231,20 +245,6 @@ def _died(result: ItemResult, item: Item, case: Case | None, died: BackendDied, 
     row.counterexample = record.case_id
     row.reason = f"{died.reason}, on case {record.case_id}"
     result.message = format_failure(item, case, [Finding(died.check, died.reason)], record)
-
-
-def _recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, repeats: int) -> bool:
-    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
-    if not entry.case_file:
-        return False
-    record = CaseRecord.load(entry.case_file)
-    if (record.kernel, record.backend, record.dtype) != (contract.kernel, backend.name, entry.dtype):
-        return False
-    try:
-        outcome = judge_case(contract, backend, case_from_record(record), opdef, repeats=repeats)
-    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
-        return False
-    return any(f.check == entry.check for f in outcome.findings)
 
 
 def unsupported_row(contract: Contract, backend: Backend, dtype: str, reason: str, seed: int | None) -> ResultRow:

@@ -85,6 +85,25 @@ def special_bits(name: str) -> tuple[int, ...]:
 
 
 @cache
+def grid_bits(name: str, hints: tuple[float, ...] = ()) -> tuple[int, ...]:
+    """The values of a special-value grid (``Family.value_grid``), as bit patterns: ±0, ±inf,
+    NaN, ±1, ±smallest and ±largest subnormal, ±smallest normal, ±largest finite, then the
+    OpKind's hints; (0, 1) for BOOL. What IEEE's special cases and a kernel's fast paths are
+    about, every one against every other (the OpenCL CTS judges its binary functions so)."""
+    fmt = get_format(name)
+    if fmt.kind == "bool":
+        return (0, 1)
+    if not fmt.is_float:
+        return ()
+    p = _positive_bits(fmt)
+    keys = ("zero", "inf", "min_subnormal", "max_subnormal", "min_normal", "max_finite")
+    one = int(to_bits([1.0], fmt)[0])
+    bits = [*_both_signs(fmt, [p[k] for k in keys if k in p] + [one]), p["nan"]]
+    bits += [int(b) for b in to_bits(hints, fmt)]
+    return tuple(b for b in dict.fromkeys(bits) if b != POISON_BITS[name])
+
+
+@cache
 def nan_payload_bits(name: str) -> tuple[int, ...]:
     """NaNs other than the canonical one, both signs: signalling NaNs (quiet bit clear, payload
     1 and all ones) and a quiet NaN with a payload. Only a kernel that moves bits without

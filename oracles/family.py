@@ -79,6 +79,10 @@ def _no_explanation(opdef, values, params, shape, i, observed, expected):
     return None
 
 
+def _no_grid(contract, opdef, dtypes):
+    return None
+
+
 @dataclass(frozen=True)
 class Family:
     """One family's hooks. ``Shape`` is a tuple of ints; ``contract`` a parsed FKC contract.
@@ -110,6 +114,10 @@ class Family:
     shape_rules: the output shape rules it defines, by name.
     example_params: (opdef, shape) -> op params of a hand-built call on a primary operand of
         ``shape``; None where the family's shapes and params are tied (no hand-built call).
+    value_grid: (contract, opdef, input dtypes) -> one 1-D array of values per operand (in its
+        dtype) whose full cross product every item also judges, as one deterministic case
+        beside the search (``oracles.drawing.special_value_grid``: the format's special values
+        and the OpKind's hints); None where the family has no such grid.
     """
 
     name: str
@@ -124,6 +132,7 @@ class Family:
     size_plan: Callable[[Any, OpDef, int], tuple[list[Shape], dict[str, Any]]] | None = None
     shape_rules: Mapping[str, OutputShapeRule] = field(default_factory=dict)
     example_params: Callable[[OpDef, Shape], dict[str, Any]] | None = None
+    value_grid: Callable[[Any, OpDef, tuple[str, ...]], tuple[np.ndarray, ...] | None] = _no_grid
 
 
 def measured_shape(contract, n: int, *, rows: bool) -> Shape:
