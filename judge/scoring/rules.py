@@ -8,7 +8,8 @@ three and requires the same verdicts.
 Per output element, in this order:
 
 1. ``nan``: NaN-ness must match the oracle (a result the contract admits aside). Under an
-   unspecified NaN rule a mismatch is *reported*, never failed (``is_reported``).
+   unspecified NaN rule a mismatch is *reported*, never failed (``is_reported``). An op that
+   copies bits has no NaN rule: there a NaN out of place is ``exact``, a wrong value.
 2. An element equal to the correctly rounded result (or admitted) passes.
 3. ``inf``: where the exact value is itself ±inf or NaN (no finite exact value), or the op is
    exact, ±inf must match the oracle exactly.
