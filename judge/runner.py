@@ -24,7 +24,7 @@ from judge.profiles import Profile
 from judge.results import AuditRun, ResultRow
 from judge.sandbox import BackendDied
 from judge.scoring.rules import bound_kind, derived_bound
-from judge.strategies import Case, case_strategy
+from judge.strategies import Case, case_strategy, search_parts
 
 _MAX_SAMPLES = 20000
 STALE_RETRIES = 2  # extra searches before a known divergence that did not show is stale
@@ -156,7 +156,8 @@ class _Search:
 
     def body(self, case: Case) -> None:
         outcome, unexpected = self.judge(case)
-        engine.aim(outcome.score.ulp)
+        if not case.long:
+            engine.aim(outcome.score.ulp)
         if unexpected:
             self.failing = (case, unexpected)
             raise JudgeFailure(unexpected[0].message)
@@ -171,9 +172,11 @@ class _Search:
 
     def attempt(self, extra: int, examples: int) -> None:
         item, profile = self.item, self.profile
-        engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget),
-                          seed=item_seed(item, self.seed + extra), examples=examples, key=item.key,
-                          database=self.database if profile.use_database and not extra else None)
+        for long, count in search_parts(item.contract, examples, profile.budget):
+            engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget, long),
+                              seed=item_seed(item, self.seed + extra) ^ (0x10A6 if long else 0),
+                              examples=count, key=item.key + (":long" if long else ""),
+                              database=self.database if profile.use_database and not extra else None)
 
     def run(self) -> None:
         contract, backend = self.item.contract, self.item.backend

@@ -113,7 +113,7 @@ def test_the_grid_fits_the_contracts_rank():
 
 
 def test_no_grid_for_unary_or_parametrised_kernels():
-    for op_kind in ("ExpElementwise", "ClampElementwise", "SumReduce", "Cast"):
+    for op_kind in ("ExpElementwise", "ClampElementwise", "SumReduce", "MatMul"):
         for contract in _contracts(op_kind):
             assert grid_case(contract, contract.dtype_fan[0]) is None, contract.kernel
 
