@@ -1,4 +1,5 @@
-"""The rulebook summed over the chunks of an exhaustive F32 sweep (2^32 inputs).
+"""The rulebook summed over the chunks of an exhaustive sweep of 2^32 inputs: every F32 input of a
+unary kernel, or every pair of 16-bit inputs of a binary one.
 
 A chunk of 2^28 elements is classified where it lives (``judge.scoring.vector.classify`` on
 torch tensors of a CUDA device, or numpy arrays): per check, the number of failing elements and
@@ -119,6 +120,9 @@ def _subnormal(bits, fmt: Format):
 
 
 def _as_float(ops, bits, fmt: Format):
+    if fmt.bits == 16:  # the pair sweeps' F16 and BF16 (ml_dtypes' on numpy)
+        dtype = fmt.numpy_dtype if ops.xp is np else getattr(ops.xp, "float16" if fmt.name == "F16" else "bfloat16")
+        return bits.view(dtype)
     dtype = {32: ops.xp.float32, 64: ops.xp.float64}[fmt.bits]
     return bits.view(dtype)
 
