@@ -71,11 +71,10 @@ def search_parts(contract: Contract, examples: int, budget: Budget = DEFAULT_BUD
     one long case's error collapse them onto one pattern (long cases are never targeted)."""
     import oracles
 
-    family = oracles.family_of(contract.op_kind)
-    has_long = budget.long_row and family.long_case(
-        contract, oracles.get(contract.op_kind), input_dtypes(contract, contract.dtype_fan[0]),
-        budget.long_row, build_operand) is not None
-    if not has_long:
+    family, opdef = oracles.family_of(contract.op_kind), oracles.get(contract.op_kind)
+    dtypes = input_dtypes(contract, contract.dtype_fan[0])
+    long_case = family.long_case(contract, opdef, dtypes, budget.long_row, build_operand) if budget.long_row else None
+    if long_case is None:
         return [(None, examples)]
     long = max(1, examples // family.long_share)
     return [(False, max(1, examples - long)), (True, long)]
