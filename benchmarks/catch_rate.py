@@ -54,6 +54,16 @@ FAMILY_CASES = [
     ("broken_conv.py", "PadReflectRepeatsEdge", "pad.fkc.md", "pad_cuda", "F32"),
     ("broken_conv.py", "PadZeroFillFastPath", "pad.fkc.md", "pad_cpu", "F32"),
     ("broken_conv.py", "PadZeroFillFastPath", "pad.fkc.md", "pad_cpu", "BF16"),
+    # the four bug classes of issue 25, on every item where the bug is live
+    *[("broken_move.py", "RollShiftI32", "data-movement.fkc.md", "roll_cpu", d)
+      for d in ("F32", "F64", "BF16", "F16", "U32", "U8")],
+    ("broken_cast.py", "TiesAwayBf16", "cast.fkc.md", "cast_to_bf16_cpu", "F32"),
+    ("broken_matmul.py", "SplitKBf16Partials", "matmul.fkc.md", "matmul_cpu", "BF16"),
+    *[("broken_move.py", "MaskedFillPositiveZero", "data-movement.fkc.md", "masked_fill_cpu", d)
+      for d in ("F32", "F64", "BF16", "F16")],
+    # special-value bugs the grid catches (seed-independent: one deterministic case per item)
+    ("broken_special.py", "ExpLogPow", "elementwise-binary.fkc.md", "pow_elementwise_cpu", "F32"),
+    ("broken_special.py", "SkipZerosMul", "elementwise-binary.fkc.md", "mul_elementwise_cpu", "F16"),
 ]
 
 

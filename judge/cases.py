@@ -32,6 +32,7 @@ class Case:
     values: tuple[np.ndarray, ...]  # each input's logical values, contiguous
     recipes: tuple[LayoutRecipe, ...]
     params: dict[str, Any] = field(default_factory=dict)
+    long: bool = False  # one of its family's long cases (never a target of the search)
 
     def describe(self, names: tuple[str, ...]) -> str:
         lines = []

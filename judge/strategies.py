@@ -64,23 +64,41 @@ def _echo(draw, stored: np.ndarray, partner: np.ndarray, dtype: str) -> np.ndarr
     return out.view(stored.dtype).reshape(stored.shape)
 
 
+def search_parts(contract: Contract, examples: int, budget: Budget = DEFAULT_BUDGET) -> list[tuple[bool | None, int]]:
+    """How a search of ``examples`` cases splits: [(long, cases)] for ``case_strategy``. Where
+    the family has long cases they get their share (one in ``long_share``) in a search of their
+    own, so that targeting the short cases' worst error cannot crowd them out, nor targeting
+    one long case's error collapse them onto one pattern (long cases are never targeted)."""
+    import oracles
+
+    family, opdef = oracles.family_of(contract.op_kind), oracles.get(contract.op_kind)
+    dtypes = input_dtypes(contract, contract.dtype_fan[0])
+    long_case = family.long_case(contract, opdef, dtypes, budget.long_row, build_operand) if budget.long_row else None
+    if long_case is None:
+        return [(None, examples)]
+    long = max(1, examples // family.long_share)
+    return [(False, max(1, examples - long)), (True, long)]
+
+
 @st.composite
-def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = DEFAULT_BUDGET) -> Case:
+def case_strategy(draw, contract: Contract, dtype: str, budget: Budget = DEFAULT_BUDGET,
+                  long: bool | None = None) -> Case:
     """One generated case for ``contract`` at fan dtype ``dtype``: its family draws the shapes,
     the op params, the values it constrains and its long cases; layouts and free values are
-    drawn here."""
+    drawn here. ``long``: True, only the family's long cases; False, never; None, one case in
+    the family's ``long_share``."""
     import oracles
 
     opdef = oracles.get(contract.op_kind)
     family = oracles.family_of(contract.op_kind)
     dtypes = input_dtypes(contract, dtype)
-    long = (family.long_case(contract, opdef, dtypes, budget.long_row, build_operand)
-            if budget.long_row else None)
+    strategy = (family.long_case(contract, opdef, dtypes, budget.long_row, build_operand)
+                if budget.long_row and long is not False else None)
     # The top value leads to the long case, so shrinking leads away from it.
-    if long is not None and draw(st.integers(0, family.long_share - 1)) == family.long_share - 1:
-        operands, params = draw(long)
+    if strategy is not None and (long or draw(st.integers(0, family.long_share - 1)) == family.long_share - 1):
+        operands, params = draw(strategy)
         views, values, recipes = (tuple(part) for part in zip(*operands, strict=True))
-        return Case(dtypes[0], views, values, recipes, params)
+        return Case(dtypes[0], views, values, recipes, params, long=True)
     shapes, params = family.draw_shapes(draw, contract, opdef, budget)
     shapes = [tuple(s) for s in shapes]
     hints = tuple(opdef.hints(dtype))

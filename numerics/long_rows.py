@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from numerics.formats import get_format
 from numerics.values import SEED
 
-PATTERNS = ("equal", "large_then_small", "random", "cancelling")
+PATTERNS = ("equal", "large_then_small", "random", "cancelling", "halves")
 EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
 LENGTHS = (256, 512, 1024, 2048, 4096, 8192, 16384)
 
@@ -41,11 +41,15 @@ def row_values(pattern: str, n: int, dtype: str, rng: np.random.Generator, value
     elif pattern == "offset":  # a large common offset, a small spread: E[x²] − E[x]² cancels,
         # and exp(x) overflows unless the row's maximum is subtracted first
         row = 1024 * value + rng.uniform(-value, value, n)
-    else:  # pairs that cancel, around a small remainder: Σ|x| large, the sum small
+    else:  # pairs that cancel, around a small remainder: Σ|x| large, the sum small; shuffled,
+        # or in two halves ("halves": every prefix and every slice of the first half sums large,
+        # where a narrow prefix sum or a split-K's narrow partial sums lose what the total keeps)
         half = rng.uniform(0.5, 8.0, (n + 1) // 2) * value
-        row = np.concatenate([half, -half])[:n]
+        # the negations in another order: slices of the two halves must not mirror each other
+        row = np.concatenate([half, -rng.permutation(half)])[:n]
         row[rng.permutation(n)[:1]] += value / 64
-        rng.shuffle(row)
+        if pattern == "cancelling":
+            rng.shuffle(row)
     return row.astype(fmt.numpy_dtype)
 
 

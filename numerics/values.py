@@ -85,6 +85,25 @@ def special_bits(name: str) -> tuple[int, ...]:
 
 
 @cache
+def grid_bits(name: str, hints: tuple[float, ...] = ()) -> tuple[int, ...]:
+    """The values of a special-value grid (``Family.value_grid``), as bit patterns: ±0, ±inf,
+    NaN, ±1, ±smallest and ±largest subnormal, ±smallest normal, ±largest finite, then the
+    OpKind's hints; (0, 1) for BOOL. What IEEE's special cases and a kernel's fast paths are
+    about, every one against every other (the OpenCL CTS judges its binary functions so)."""
+    fmt = get_format(name)
+    if fmt.kind == "bool":
+        return (0, 1)
+    if not fmt.is_float:
+        return ()
+    p = _positive_bits(fmt)
+    keys = ("zero", "inf", "min_subnormal", "max_subnormal", "min_normal", "max_finite")
+    one = int(to_bits([1.0], fmt)[0])
+    bits = [*_both_signs(fmt, [p[k] for k in keys if k in p] + [one]), p["nan"]]
+    bits += [int(b) for b in to_bits(hints, fmt)]
+    return tuple(b for b in dict.fromkeys(bits) if b != POISON_BITS[name])
+
+
+@cache
 def nan_payload_bits(name: str) -> tuple[int, ...]:
     """NaNs other than the canonical one, both signs: signalling NaNs (quiet bit clear, payload
     1 and all ones) and a quiet NaN with a payload. Only a kernel that moves bits without
@@ -132,6 +151,30 @@ def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[
 
 
 @cache
+def param_bits(name: str) -> st.SearchStrategy[int]:
+    """One element that is an op param (a fill), as bits: as often special as an array's
+    elements are (an array of a few dozen holds some special value in most cases, a single
+    param drawn like one element would hold one in a few). Floats: a sign, and a zero, an
+    infinity, a NaN (canonical, signalling or with a payload), a subnormal, or any element
+    (``element_bits``), each kind as likely; integers: 0, -1, the extremes, or any element."""
+    fmt = get_format(name)
+    poison = POISON_BITS[name]
+    if not fmt.is_float:
+        extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1), (1 << (fmt.bits - 1)) - 1)
+        return st.one_of(st.sampled_from(extremes), element_bits(name)).filter(lambda b: b != poison)
+    p = _positive_bits(fmt)
+    unsigned = [(p["zero"],), (p["nan"], *(b & ~(1 << (fmt.bits - 1)) for b in nan_payload_bits(name))),
+                (p["min_subnormal"], p["max_subnormal"])]
+    if "inf" in p:
+        unsigned.insert(1, (p["inf"],))
+    sign = 1 << (fmt.bits - 1)
+    kinds = [st.tuples(st.sampled_from(tuple(dict.fromkeys(k))), st.booleans()).map(
+        lambda t: t[0] | (sign if t[1] else 0)) for k in unsigned]
+    kind = st.integers(0, len(kinds)).flatmap(lambda k: kinds[k] if k < len(kinds) else element_bits(name))
+    return kind.filter(lambda b: b != poison)
+
+
+@cache
 def int_elements(name: str, lo: int, hi: int) -> st.SearchStrategy[int]:
     """Integer values of format ``name`` within [lo, hi] (a subrange of the format's), biased
     to the ends of the range, ±1 and 0; shrinks towards 0 (or the end nearest it)."""
@@ -143,6 +186,41 @@ def int_elements(name: str, lo: int, hi: int) -> st.SearchStrategy[int]:
                    key=lambda v: (abs(v), v))
     small = st.integers(max(lo, -1000), min(hi, 1000)) if max(lo, -1000) <= min(hi, 1000) else st.nothing()
     return st.one_of(st.sampled_from(edges), small, st.integers(lo, hi))
+
+
+# The width of each integer op-param kind a contract may name (usize and isize: 64-bit hosts).
+INT_PARAM_BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "isize": 64,
+                  "u8": 8, "u16": 16, "u32": 32, "u64": 64, "usize": 64}
+
+
+def int_param_edges(kind: str, axis: int | None = None) -> tuple[int, ...]:
+    """Edge values of an integer op param of ``kind`` (``i64``, ``i32``, ``usize``...), where
+    code that narrows it wraps: ±2^31 and ±2^32 with their neighbours, the kind's own extremes,
+    and, for a param that counts along an axis of ``axis`` elements (a shift, a diagonal), the
+    multiples of the axis length next to those boundaries and a turn either way. Only values
+    the kind holds; smallest magnitude first (where shrinking leads)."""
+    bits = INT_PARAM_BITS.get(kind.strip().lower())
+    if bits is None:
+        return ()
+    signed = kind.strip().lower().startswith("i")
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    wraps = [(1 << 31) + d for d in (-1, 0, 1)] + [(1 << 32) + d for d in (-1, 0, 1)]
+    values = set(wraps) | {-v for v in wraps} | {lo, lo + 1, hi, hi - 1}
+    if axis:
+        for boundary in (1, 1 << 31, 1 << 32, hi):
+            k = -(-boundary // axis)  # the first multiple of the axis length at or past it
+            values |= {k * axis, -k * axis, k * axis + 1, -k * axis - 1}
+        values |= {2 * axis, -2 * axis, hi - hi % axis}
+    return tuple(sorted((v for v in values if lo <= v <= hi), key=lambda v: (abs(v), v < 0)))
+
+
+def int_param(kind: str, usual: st.SearchStrategy[int], axis: int | None = None) -> st.SearchStrategy[int]:
+    """An integer op param: ``usual`` values or, two draws in three, the type-boundary edges of
+    its kind (``int_param_edges``); shrinks to ``usual``."""
+    edges = int_param_edges(kind, axis)
+    if not edges:
+        return usual
+    return st.integers(0, 2).flatmap(lambda k: st.sampled_from(edges) if k else usual)
 
 
 # The array-wide sources an array's elements are filled from, beside its background value. Each

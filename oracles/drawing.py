@@ -75,6 +75,42 @@ def free_shapes(draw, contract, opdef, budget, *, primary: int = 0) -> tuple[lis
     return shapes, params
 
 
+MAX_GRID = 4096  # elements of a special-value grid case before the hints are left out
+
+
+def special_value_grid(contract, opdef, dtypes: tuple[str, ...]):
+    """``Family.value_grid`` of an elementwise OpKind of two or more operands that takes no op
+    params: each operand's special values and the OpKind's hints (``numerics.values.grid_bits``;
+    a BOOL operand both ways). A search draws a given pair of special values in a few cases of
+    a thousand; the grid judges all of them every time. Beyond ``MAX_GRID`` pairs the hints
+    are left out."""
+    import math
+
+    import numpy as np
+
+    from numerics.formats import get_format
+    from numerics.values import grid_bits
+
+    if opdef.arity < 2 or opdef.params is not None:
+        return None
+
+    def values(with_hints: bool):
+        sets = []
+        for dt in dtypes:
+            fmt = get_format(dt)
+            bits = grid_bits(dt, tuple(opdef.hints(dt)) if with_hints and fmt.is_float else ())
+            if fmt.kind == "bool":
+                sets.append(np.array(bits, dtype=bool))
+            else:
+                sets.append(np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype))
+        return tuple(sets)
+
+    sets = values(True)
+    if math.prod(len(v) for v in sets) > MAX_GRID:
+        sets = values(False)
+    return sets if all(len(v) for v in sets) else None
+
+
 def fixed_value(fields, name: str) -> float | None:
     """The value a contract's ``== v`` constraint fixes op-param field ``name`` to, or None."""
     f = fields.field(name)

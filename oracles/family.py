@@ -104,6 +104,10 @@ def _no_explanation(opdef, values, params, shape, i, observed, expected):
     return None
 
 
+def _no_grid(contract, opdef, dtypes):
+    return None
+
+
 @dataclass(frozen=True)
 class Family:
     """One family's hooks. ``Shape`` is a tuple of ints; ``contract`` a parsed FKC contract.
@@ -138,6 +142,10 @@ class Family:
     batch_rows: (contract, opdef, operand shapes, params) -> the ``BatchRows`` of a case whose
         outputs are computed row by row, independently (batch and position invariance, SPEC
         §4), or None where the case has no such rows; by default not applicable.
+    value_grid: (contract, opdef, input dtypes) -> one 1-D array of values per operand (in its
+        dtype) whose full cross product every item also judges, as one deterministic case
+        beside the search (``oracles.drawing.special_value_grid``: the format's special values
+        and the OpKind's hints); None where the family has no such grid.
     """
 
     name: str
@@ -153,6 +161,7 @@ class Family:
     shape_rules: Mapping[str, OutputShapeRule] = field(default_factory=dict)
     example_params: Callable[[OpDef, Shape], dict[str, Any]] | None = None
     batch_rows: Callable[[Any, OpDef, Sequence[Shape], dict[str, Any]], BatchRows | None] = _no_batch_rows
+    value_grid: Callable[[Any, OpDef, tuple[str, ...]], tuple[np.ndarray, ...] | None] = _no_grid
 
 
 def measured_shape(contract, n: int, *, rows: bool) -> Shape:

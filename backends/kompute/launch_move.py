@@ -65,7 +65,10 @@ def _params(kind: str, p: dict, meta: np.ndarray, call: KernelCall) -> None:
             contiguous_strides(tuple(p["source_shape"])), 0, "Gather source")
     elif kind in ("Triu", "Tril"):
         meta[[MV_SRC_DIM, MV_COLS]] = (p["rows"], p["cols"])
-        meta[MV_ARG] = int(p["diagonal"]) & 0xFFFFFFFF
+        # the shader's diagonal is a 32-bit word; col - row lies in (-rows, cols), so a diagonal
+        # clamped to one past either corner keeps every element's decision (an i64 one would wrap)
+        diagonal = min(max(int(p["diagonal"]), -int(p["rows"]) - 1), int(p["cols"]) + 1)
+        meta[MV_ARG] = diagonal & 0xFFFFFFFF
     elif kind == "MaskedFill":
         raw = bytes(int(b) for b in p["fill_bytes"]).ljust(8, b"\0")
         meta[MV_FILL0:MV_FILL0 + 2] = np.frombuffer(raw, dtype=np.uint32)

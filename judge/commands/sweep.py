@@ -41,21 +41,28 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="Processes for building an oracle table that is not cached yet.")
 @click.option("--grid-size", type=int, default=None,
               help="Binary kernels: size of the value grid whose every pair is swept (default 1024).")
-@click.option("--chunk-log2", type=int, default=28, show_default=True,
-              help="F32 GPU sweeps: log2 of the inputs per kernel call.")
+@click.option("--pairs", is_flag=True,
+              help="BF16/F16 binary kernels: every (x, y) pair of the format, 2^32 pairs in chunks "
+                   "(instead of the pairs of the value grid).")
+@click.option("--chunk-log2", type=int, default=None,
+              help="F32 GPU sweeps and --pairs: log2 of the inputs per kernel call (default 28 "
+                   "for F32, 24 for pairs).")
 @click.option("--chunks", default=None, metavar="I,J,...",
-              help="F32 GPU sweeps: sweep only these chunks (numbers of 2^chunk-log2 inputs).")
+              help="F32 GPU sweeps and --pairs: sweep only these chunks (numbers of 2^chunk-log2 "
+                   "inputs; a sweep in parts).")
+@click.option("--limit", type=int, default=None, metavar="N",
+              help="F32 GPU sweeps and --pairs: sweep only the first N chunks (or the first N of --chunks).")
 @click.option("--gpus", default="1", metavar="N|all", show_default=True,
               help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "
                    "process per GPU, chunks dealt round robin); all: every visible GPU.")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
-            chunk_log2, chunks, gpus) -> None:
+            pairs, chunk_log2, chunks, limit, gpus) -> None:
     """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
-    f32 = _F32Options(chunk_log2, [int(c) for c in chunks.split(",")] if chunks else None, out,
-                      gpus=_gpus(gpus), plugins=tuple(plugins))
+    f32 = _F32Options(chunk_log2 or (24 if pairs else 28), _chunk_list(chunks, limit, chunk_log2, pairs),
+                      out, pairs, gpus=_gpus(gpus), plugins=tuple(plugins))
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once
@@ -72,7 +79,7 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
             chosen = mine
         for dtype in dtypes:
             for backend in chosen:
-                if patterned and _not_sweepable(contract, backend, dtype, cross):
+                if patterned and _not_sweepable(contract, backend, dtype, cross, f32.pairs):
                     continue
                 used[backend.name] = backend
                 row, text, case, sample = _one(contract, backend, dtype, processes, grid_size,
@@ -99,17 +106,34 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
 
 @dataclass
 class _F32Options:
+    """The options of the sweeps in chunks: F32 on a GPU, and 16-bit pairs."""
+
     chunk_log2: int
     chunks: list[int] | None
     out: str | None
-    results: list = field(default_factory=list)  # the F32 sweeps so far (judge.sweep.gpu_f32.F32Sweep)
+    pairs: bool = False
+    results: list = field(default_factory=list)  # the sweeps so far (F32Sweep or PairSweep)
     gpus: tuple[str, ...] = ("0",)
     plugins: tuple[str, ...] = ()
+
+
+def _chunk_list(chunks, limit, chunk_log2, pairs) -> list[int] | None:
+    listed = [int(c) for c in chunks.split(",")] if chunks else None
+    if limit is None:
+        return listed
+    if listed is None:
+        listed = list(range((1 << 32) >> (chunk_log2 or (24 if pairs else 28))))
+    return listed[:limit]
 
 
 def _one(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options):
     from judge.sweep.inputs import GRID_SIZE
 
+    if f32.pairs:
+        from judge.commands.sweep_pairs import one_pair_sweep
+
+        row, text = one_pair_sweep(contract, backend, dtype, cross, f32, _expectations)
+        return row, text, None, None
     if dtype == "F32":
         row, text = _gpu_f32(contract, backend, cross, f32)
         return row, text, None, None
@@ -151,9 +175,13 @@ def pick_targets(loaded, kernels, dtypes):
     return targets
 
 
-def _not_sweepable(contract, backend, dtype, cross) -> bool:
+def _not_sweepable(contract, backend, dtype, cross, pairs=False) -> bool:
     """Under a pattern, a kernel that cannot be swept in ``dtype`` is named on stderr, not swept."""
-    if dtype == "F32":
+    if pairs:
+        from judge.sweep.pairs import pair_support
+
+        ok = pair_support(contract, backend, dtype, cross=cross)
+    elif dtype == "F32":
         from judge.sweep import gpu_f32
 
         ok = gpu_f32.sweep_support(contract, backend, cross=cross)

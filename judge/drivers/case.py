@@ -76,3 +76,17 @@ def case_from_record(record: CaseRecord) -> Case:
     inputs = tuple(TensorArg(t.base, t.shape, t.strides, t.offset, t.dtype) for t in record.inputs)
     values = tuple(t.to_array() for t in inputs)
     return Case(record.dtype, inputs, values, tuple(CONTIGUOUS for _ in inputs), dict(record.params))
+
+
+def recorded_case_shows(contract: Contract, backend: Backend, entry, opdef, repeats: int) -> bool:
+    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
+    if not entry.case_file:
+        return False
+    record = CaseRecord.load(entry.case_file)
+    if (record.kernel, record.backend, record.dtype) != (contract.kernel, backend.name, entry.dtype):
+        return False
+    try:
+        outcome = judge_case(contract, backend, case_from_record(record), opdef, repeats=repeats)
+    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
+        return False
+    return any(f.check == entry.check for f in outcome.findings)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from judge import verdict
 from judge.cases import Case, CaseRecord
-from judge.drivers import engine
-from judge.drivers.case import CaseOutcome, case_from_record, judge_case
+from judge.drivers import engine, grid
+from judge.drivers.case import CaseOutcome, judge_case, recorded_case_shows
 from judge.layouts import FAST_PATHS
-from judge.strategies import case_strategy
+from judge.strategies import case_strategy, search_parts
 
 MAX_SAMPLES = 20000
 STALE_RETRIES = 2  # extra searches before a known divergence that did not show is stale
@@ -59,11 +59,11 @@ class Search:
     def repeats(self) -> int:
         return repeats_for(self.item.contract, self.profile)
 
-    def body(self, case: Case) -> None:
+    def judge(self, case: Case) -> tuple[CaseOutcome, list]:
+        """Judge one case and count it in the row: (outcome, its unexpected findings)."""
         self.running = case
         outcome = judge_case(self.item.contract, self.item.backend, case, self.opdef, repeats=self.repeats)
         record(self.result, outcome, self.ulps)
-        engine.aim(outcome.score.aim())
         self.timing["backend"] += outcome.backend_seconds
         self.timing["oracle"] += outcome.oracle_seconds
         self.paths.update(outcome.paths)
@@ -78,18 +78,35 @@ class Search:
         for f in findings:
             if f.check in self.expected:
                 self.seen.setdefault(f.check, f.message)
+        return outcome, unexpected
+
+    def body(self, case: Case) -> None:
+        outcome, unexpected = self.judge(case)
+        if not case.long:  # a long case has a search of its own, never a target
+            engine.aim(outcome.score.aim())
         if unexpected:
             self.failing = (case, unexpected)
             raise JudgeFailure(unexpected[0].message)
 
+    def grid(self) -> None:
+        """The special-value grid: one deterministic case beside the search (judge.drivers.grid)."""
+        failing = grid.judge_grid(self.item.contract, self.item.backend, self.item.dtype, self.opdef,
+                                  self.repeats, self.expected, self.judge)
+        if failing is not None:
+            self.failing = failing
+            raise JudgeFailure(failing[1][0].message)
+
     def attempt(self, extra: int, examples: int) -> None:
         item, profile = self.item, self.profile
-        engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget),
-                          seed=item_seed(item, self.seed + extra), examples=examples, key=item.key,
-                          database=self.database if profile.use_database and not extra else None)
+        for long, count in search_parts(item.contract, examples, profile.budget):
+            engine.run_seeded(self.body, case_strategy(item.contract, item.dtype, profile.budget, long),
+                              seed=item_seed(item, self.seed + extra) ^ (0x10A6 if long else 0),
+                              examples=count, key=item.key + (":long" if long else ""),
+                              database=self.database if profile.use_database and not extra else None)
 
     def run(self) -> None:
         contract, backend = self.item.contract, self.item.backend
+        self.grid()
         self.attempt(0, self.profile.max_examples)
         # An entry's recorded counterexample settles it before any further search.
         for check in sorted(set(self.expected) - set(self.seen)):
@@ -158,16 +175,3 @@ def record(result, outcome: CaseOutcome, ulps: list[int]) -> None:
     row.unwritten_outputs += outcome.unwritten
     row.shape_dtype_errors += outcome.shape_dtype_errors
 
-
-def recorded_case_shows(contract, backend, entry, opdef, repeats: int) -> bool:
-    """Whether the entry's recorded counterexample (if any) still breaks the entry's check."""
-    if not entry.case_file:
-        return False
-    rec = CaseRecord.load(entry.case_file)
-    if (rec.kernel, rec.backend, rec.dtype) != (contract.kernel, backend.name, entry.dtype):
-        return False
-    try:
-        outcome = judge_case(contract, backend, case_from_record(rec), opdef, repeats=repeats)
-    except Exception:  # noqa: BLE001 - a case that no longer runs does not show the divergence
-        return False
-    return any(f.check == entry.check for f in outcome.findings)

@@ -20,10 +20,12 @@ from judge.scoring.rules import (
     bound_kind,
     flushed,
     is_reported,
+    keeps_subnormals,
     nan_involved,
     rule_note,
     sanity_factor,
     sanity_text,
+    subnormal_inputs,
 )
 from numerics import ulp
 from numerics.formats import Format, get_format
@@ -89,6 +91,19 @@ class _Output:
     obs_bits: np.ndarray
     exp_bits: np.ndarray
     failures: dict[str, list] = field(default_factory=dict)
+    _flush_evidence: tuple | None = None
+
+    def flushed(self, i: int, obs: float, exp: float) -> bool:
+        """``rules.flushed`` with this output's evidence: in an elementwise family, a subnormal
+        input of element i; elsewhere (an element may come from anywhere in the inputs) no
+        flush in an output that keeps a subnormal."""
+        if self._flush_evidence is None:
+            shape = self.expected.shape
+            daz = (subnormal_inputs(self.values, shape).reshape(-1) if self.family.elementwise
+                   else np.zeros(self.expected.size, bool))
+            self._flush_evidence = (daz, not self.family.elementwise and keeps_subnormals(self.observed, self.fmt))
+        daz, keeps = self._flush_evidence
+        return not keeps and bool(flushed(obs, exp, self.fmt, bool(daz[i])))
 
     def fail(self, check: str, i: int, why: str) -> None:
         shape = self.expected.shape
@@ -158,6 +173,9 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
         i = int(i)
         score.nan_mismatch += 1
         want = "NaN" if exp_nan[i] else "a number"
+        if out.opdef.copies_bits:  # a copy has no NaN rule: a NaN out of place is a wrong value
+            out.fail("exact", i, f"expected {want}; the op copies bits (bit-for-bit)")
+            continue
         out.fail("nan", i, f"expected {want}; NaN rule {nan_rule.value} (from {nan_rule.source})"
                  + out.note("init", "order"))
     if out.opdef.copies_bits:
@@ -267,7 +285,7 @@ def _judge_element(out: _Output, score: Score, i: int, d: int, ex, exq, err, obs
         _judge_exact(out, score, i, d, obs, exp)
         return
     # a flushed subnormal is what broke, whichever bound it broke
-    is_flushed = bool(flushed(obs, exp, out.fmt))
+    is_flushed = out.flushed(i, obs, exp)
     named = "subnormal (flushed to zero): " if is_flushed else ""
 
     def check(name: str) -> str:
@@ -288,7 +306,7 @@ def _judge_exact(out: _Output, score: Score, i: int, d: int, obs: float, exp: fl
     if obs == 0 and exp == 0:
         score.signed_zero_mismatch += 1
         out.fail("signed_zero", i, "the sign of zero must match for an exact op" + out.note("zeros"))
-    elif flushed(obs, exp, out.fmt):
+    elif out.flushed(i, obs, exp):
         out.fail("subnormal", i, "a subnormal result was flushed to zero; the op is exact by definition")
     else:
         out.fail("exact", i, f"{d} ulp; the op is exact by definition (bit-for-bit)")

@@ -8,7 +8,8 @@ three and requires the same verdicts.
 Per output element, in this order:
 
 1. ``nan``: NaN-ness must match the oracle (a result the contract admits aside). Under an
-   unspecified NaN rule a mismatch is *reported*, never failed (``is_reported``).
+   unspecified NaN rule a mismatch is *reported*, never failed (``is_reported``). An op that
+   copies bits has no NaN rule: there a NaN out of place is ``exact``, a wrong value.
 2. An element equal to the correctly rounded result (or admitted) passes.
 3. ``inf``: where the exact value is itself ±inf or NaN (no finite exact value), or the op is
    exact, ±inf must match the oracle exactly.
@@ -23,8 +24,10 @@ Per output element, in this order:
    - ``sanity`` (nothing declared): ``implausible``, an error beyond 2^(-p/2)·max(1, |exact|).
 5. ``payload``: for ops that copy bits (``OpDef.copies_bits``), a NaN element must hold the
    oracle's NaN bit for bit (sign, quiet bit, payload); elsewhere NaN payloads are free.
-6. A flushed subnormal (nonzero subnormal expected, zero observed) is what broke, whichever bound
-   it broke: its check is ``subnormal``.
+6. A flushed subnormal (nonzero subnormal expected, zero observed, and that zero consistent with
+   flushing: of the expected sign, or from a subnormal input of the same element; where the
+   family is not elementwise, also no subnormal kept elsewhere in the output) is what broke,
+   whichever bound it broke: its check is ``subnormal``. Any other zero is a wrong value.
 """
 
 from __future__ import annotations
@@ -94,10 +97,43 @@ def sanity_text(fmt: Format) -> str:
     return f"error beyond the sanity bound 2^(-p/2)·max(1,|exact|) (p={fmt.precision})"
 
 
-def flushed(observed, expected, fmt: Format):
-    """A nonzero subnormal expected, zero observed: flush-to-zero, whatever rule was in play
-    (scalars or arrays of any array module)."""
-    return (observed == 0) & (expected != 0) & (abs(expected) < 2.0 ** fmt.emin)
+def flushed(observed, expected, fmt: Format, subnormal_input=None):
+    """A flush to zero (scalars or arrays of any array module): a nonzero subnormal expected, a
+    zero observed, and that zero consistent with flushing: it keeps the expected value's sign
+    (what flushing the result gives), or ``subnormal_input`` holds there (an input of the same
+    element was a nonzero subnormal, flushed on its way in whatever the sign). A zero of the
+    other sign, from normal inputs, is a wrong value, not a flush."""
+    from judge.scoring.xp import ops_for
+
+    xp = ops_for(observed).xp
+    tiny = (observed == 0) & (expected != 0) & (abs(expected) < 2.0 ** fmt.emin)
+    consistent = xp.signbit(observed) == xp.signbit(expected)
+    if subnormal_input is not None:
+        consistent = consistent | subnormal_input
+    return tiny & consistent
+
+
+def subnormal_inputs(values: tuple[np.ndarray, ...], out_shape: tuple[int, ...]) -> np.ndarray:
+    """Output elements of an elementwise OpKind with a nonzero subnormal among their inputs."""
+    from numerics.formats import dtype_name, get_format
+
+    out = np.zeros(out_shape, bool)
+    for v in values:
+        if v.dtype.kind == "f" or v.dtype.name == "bfloat16":
+            with np.errstate(invalid="ignore"):
+                w = np.abs(v.astype(np.float64))
+            tiny = 2.0 ** get_format(dtype_name(v.dtype)).emin
+            out = out | np.broadcast_to((w > 0) & (w < tiny), out_shape)
+    return out
+
+
+def keeps_subnormals(observed: np.ndarray, fmt: Format) -> bool:
+    """Whether an output holds a nonzero subnormal: a kernel that leaves one does not flush, so
+    a zero elsewhere in it (where its family cannot say which input it came from) is a wrong
+    value, such as a misplaced copy, not a flush."""
+    with np.errstate(invalid="ignore"):
+        w = np.abs(np.asarray(observed, dtype=np.float64))
+    return bool(((w > 0) & (w < 2.0 ** fmt.emin)).any())
 
 
 def nan_involved(family, opdef, values: tuple[np.ndarray, ...], params: dict,

@@ -1,4 +1,5 @@
-"""The rulebook summed over the chunks of an exhaustive F32 sweep (2^32 inputs).
+"""The rulebook summed over the chunks of an exhaustive sweep of 2^32 inputs: every F32 input of a
+unary kernel, or every pair of 16-bit inputs of a binary one.
 
 A chunk of 2^28 elements is classified where it lives (``judge.scoring.vector.classify`` on
 torch tensors of a CUDA device, or numpy arrays): per check, the number of failing elements and
@@ -64,14 +65,16 @@ def _host(array):
 
 
 def add_chunk(tally: Tally, start: int, x_bits, obs_bits, exp_bits, ref, *, kind: str, precision,
-              rules, describe_input) -> None:
+              rules, describe_input, lo=None, subnormal_input=None) -> None:
     """Score one chunk: output bits ``obs_bits`` against the correctly rounded ``exp_bits`` and the
     F64 reference ``ref`` (which stands in for the exact value, certified by the caller).
 
     An element whose bits equal the correctly rounded result (or a NaN where a NaN is expected)
     breaks no rule, so only the others (a few percent for a kernel within an ulp) go through
     ``classify``; the measurements (ULP histogram, worst ULP-real error, error maxima) still
-    cover every element.
+    cover every element. ``lo``: where given, the exact value is ``ref + lo`` (a double-double).
+    ``subnormal_input``: the elements with a nonzero subnormal input (where a zero is a flush
+    whatever its sign); by default read from ``x_bits`` as one input in the output's format.
     """
     fmt = tally.fmt
     ops = ops_for(ref)
@@ -86,14 +89,16 @@ def add_chunk(tally: Tally, start: int, x_bits, obs_bits, exp_bits, ref, *, kind
         obs_f = ops.cast(_as_float(ops, obs_bits, fmt), ops.float64)
         obs_finite = xp.isfinite(obs_f)
         known = obs_finite & ~exp_nan & xp.isfinite(ref)
-        measured = Measured(*errors(ops, obs_f, known, ref, None, fmt))
+        measured = Measured(*errors(ops, obs_f, known, ref, lo, fmt))
     equal_finite = ops.count(same & obs_finite)  # finite pairs at 0 ulp
     cls = None
     if d.shape[0]:
         o_b, e_b, r = obs_bits[d], exp_bits[d], ref[d]
+        daz = subnormal_input[d] if subnormal_input is not None else _subnormal(x_bits[d], fmt)
         cls = classify(obs_bits=o_b, exp_bits=e_b, obs_f=obs_f[d],
-                       exp_f=ops.cast(_as_float(ops, e_b, fmt), ops.float64), hi=r, lo=None,
-                       has_exact=xp.isfinite(r), kind=kind, precision=precision, rules=rules, fmt=fmt)
+                       exp_f=ops.cast(_as_float(ops, e_b, fmt), ops.float64), hi=r,
+                       lo=lo[d] if lo is not None else None, has_exact=xp.isfinite(r), kind=kind,
+                       precision=precision, rules=rules, fmt=fmt, daz=daz)
         _count_hits(tally, ops, cls, start, d, x_bits[d], o_b, e_b, describe_input)
     _measure(tally, ops, cls, start, d, equal_finite)
     _measure_errors(tally, ops, measured, start, ref, obs_f)
@@ -108,7 +113,16 @@ class Measured:
     real: object
 
 
+def _subnormal(bits, fmt: Format):
+    """Nonzero subnormals among bit patterns of ``fmt`` (signed or unsigned integers)."""
+    exponent = ((1 << fmt.exponent_bits) - 1) << fmt.mantissa_bits
+    return ((bits & exponent) == 0) & ((bits & ((1 << fmt.mantissa_bits) - 1)) != 0)
+
+
 def _as_float(ops, bits, fmt: Format):
+    if fmt.bits == 16:  # the pair sweeps' F16 and BF16 (ml_dtypes' on numpy)
+        dtype = fmt.numpy_dtype if ops.xp is np else getattr(ops.xp, "float16" if fmt.name == "F16" else "bfloat16")
+        return bits.view(dtype)
     dtype = {32: ops.xp.float32, 64: ops.xp.float64}[fmt.bits]
     return bits.view(dtype)
 

@@ -67,8 +67,9 @@ class Classified:
 
 
 def classify(*, obs_bits, exp_bits, obs_f, exp_f, hi, lo, has_exact, kind: str, precision,
-             rules, fmt: Format) -> Classified:
-    """Apply the rulebook to flat arrays of one module (F64 ``obs_f``/``exp_f``/``hi``/``lo``)."""
+             rules, fmt: Format, daz=None) -> Classified:
+    """Apply the rulebook to flat arrays of one module (F64 ``obs_f``/``exp_f``/``hi``/``lo``);
+    ``daz``: the elements with a nonzero subnormal input (``rules.flushed``)."""
     ops = ops_for(obs_f)
     xp = ops.xp
     with ops.quiet():
@@ -85,7 +86,7 @@ def classify(*, obs_bits, exp_bits, obs_f, exp_f, hi, lo, has_exact, kind: str, 
         cls.inf = inf_case if kind == "exact" else inf_case & ~has_exact
         hits.append(Hit("inf", cls.inf, "±inf must match the oracle exactly"))
         rest = differ & ~cls.inf
-        fl = flushed(obs_f, exp_f, fmt)
+        fl = flushed(obs_f, exp_f, fmt, daz)
         if kind == "exact":
             _exact_hits(cls, rest, fl, obs_f, exp_f)
         elif kind == "declared":
@@ -219,7 +220,8 @@ def score_elementwise(contract, opdef, rules, values, names, params, observed: n
         exp_f = exp_bits.view(fmt.numpy_dtype).astype(np.float64)
     cls = classify(obs_bits=obs_bits, exp_bits=exp_bits, obs_f=obs_f, exp_f=exp_f, hi=expected.hi,
                    lo=expected.lo, has_exact=expected.has_exact, kind=bound_kind(contract, opdef),
-                   precision=contract.precision, rules=rules, fmt=fmt)
+                   precision=contract.precision, rules=rules, fmt=fmt,
+                   daz=rulebook.subnormal_inputs(values, obs_arr.shape).reshape(-1))
     _measure(score, cls, expected, obs_f)
     for hit in cls.hits:
         report.add(hit, cls.dist)

@@ -10,7 +10,9 @@ which is what is being judged).
 
 The cast family is elementwise: output element i is the cast of input element i. A case draws
 any shape within the contract's rank and the budget and, for an integer target, source values
-inside the target's range; its params carry the target dtype.
+inside the target's range; for a narrower float target, half its values are ties of the target
+(exactly halfway between two of its values) or their neighbours; its params carry the target
+dtype. From an 8- or 16-bit source every item also casts every source value (``value_grid``).
 """
 
 from __future__ import annotations
@@ -115,6 +117,10 @@ def draw_input(opdef, i: int, src: str, shapes, params):
     n = math.prod(shape)
     if get_format(dst).is_float:
         elements = _source_elements(src)
+        if _narrows(src, dst):  # half the elements: exact ties of the target and their
+            # neighbours (a flatmap: one_of would flatten into the edge-biased branches)
+            ties, others = _tie_elements(src, dst), elements
+            elements = st.booleans().flatmap(lambda tie: ties if tie else others)
     else:
         elements = _in_range_elements(src, dst)
     return st.lists(elements, min_size=n, max_size=n).map(lambda b: _box(b, src, dst, shape))
@@ -142,6 +148,30 @@ def _source_elements(src: str):
         return element_bits(src, tuple(cast_hints(src)))
     lo, hi = int_range(src)
     return int_elements(src, lo, hi).map(lambda v: v & ((1 << fmt.bits) - 1))
+
+
+def _narrows(src: str, dst: str) -> bool:
+    a, b = get_format(src), get_format(dst)
+    return a.is_float and b.is_float and a.precision > b.precision
+
+
+@cache
+def _tie_elements(src: str, dst: str):
+    """Source values exactly halfway between two neighbouring finite values of ``dst`` (either
+    sign, any binade, subnormals included), and the source values one ulp either side: where
+    ties-to-even and ties-away-from-zero part, and where a rounding that looks at too few bits
+    goes wrong. A tie beyond ``src``'s range is left out (a value the source cannot hold)."""
+    s, t = float_spec(src), float_spec(dst)
+
+    def tie(mag: int, negative: bool, nudge: int) -> int:
+        below = decode_fraction(mag, t)
+        mid = (below + decode_fraction(mag + 1, t)) / 2
+        bits = round_fraction(-mid if negative else mid, s)
+        return bits + nudge if (bits & (s.sign_bit - 1)) + nudge < s.inf_mag else bits
+
+    nudges = st.sampled_from((0, 0, 0, 1, -1))
+    ties = st.builds(tie, st.integers(0, t.inf_mag - 2), st.booleans(), nudges)
+    return ties.filter(lambda b: (b & (s.sign_bit - 1)) not in (0, s.inf_mag))
 
 
 @cache
@@ -195,6 +225,27 @@ def _representable(v: Fraction, src: str) -> bool:
     return back == v
 
 
+def value_grid(contract, opdef, dtypes):
+    """``Family.value_grid``: every value of an 8- or 16-bit source format (its exhaustive
+    cast, judged on every item), those whose cast Fuel defines; None for wider sources."""
+    from numerics.values import POISON_BITS
+
+    src, dst = dtypes[0], contract.outputs[0].dtype_rule.dtype
+    fmt = get_format(src)
+    if fmt.bits > 16 or dst is None:
+        return None
+    every = np.arange(1 << fmt.bits, dtype=np.uint64).astype(fmt.bits_dtype).view(fmt.numpy_dtype)
+    keep = []
+    lo_hi = None if get_format(dst).is_float else int_range(dst)
+    mask = (1 << get_format(dst).bits) - 1
+    for k, (v, neg) in enumerate(read_source(every, src)):
+        if lo_hi is not None and (isinstance(v, float) or not lo_hi[0] <= math.trunc(v) <= lo_hi[1]):
+            continue
+        if (cast_value(v, neg, dst)[0] & mask) != POISON_BITS[dst]:
+            keep.append(k)
+    return (every[np.array(keep, dtype=np.int64)],)
+
+
 def rows() -> list[OpDef]:
     return [
         OpDef("Cast", 1, True, {"nan": "propagate"}, evaluate_cast, hints=cast_hints,
@@ -209,4 +260,5 @@ FAMILY = Family(
     draw_shapes=draw_shapes,
     draw_input=draw_input,
     elementwise=True,
+    value_grid=value_grid,
 )

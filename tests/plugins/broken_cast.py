@@ -1,8 +1,8 @@
-"""Test-only Cast backends: a small correct CPU cast and two deliberately broken ones.
+"""Test-only Cast backends: a small correct CPU cast and three deliberately broken ones.
 
 ``MiniCast`` converts with ml_dtypes/numpy ``astype`` (one rounding, non-saturating F8E4M3);
 ``TruncatingBf16`` narrows F32 to BF16 by dropping the low 16 bits (round toward zero, NaN kept
-quiet); ``SaturatingF8`` clips to ±448 before the F8E4M3 rounding, so overflow and ±inf give
+quiet); ``TiesAwayBf16`` rounds F32 ties away from zero; ``SaturatingF8`` clips to ±448 before the F8E4M3 rounding, so overflow and ±inf give
 ±448 where the contract says NaN. Loadable as a ``--plugin`` file.
 """
 
@@ -59,5 +59,20 @@ class SaturatingF8(MiniCast):
         return super().convert(x, dst)
 
 
-for _cls in (MiniCast, TruncatingBf16, SaturatingF8):
+class TiesAwayBf16(MiniCast):
+    """The hand-written F32 -> BF16 narrowing: add half a BF16 ulp to the bit pattern and keep
+    the high half. Exact ties round away from zero (the contract says to even)."""
+
+    name = "broken-cast-ties-away"
+
+    def convert(self, x, dst):
+        if dst == "BF16" and x.dtype == np.float32:
+            bits = x.view(np.uint32).astype(np.uint64)
+            rounded = ((bits + 0x8000) >> 16).astype(np.uint16)
+            quiet = (bits >> 16).astype(np.uint16) | np.uint16(0x0040)  # NaN stays a NaN
+            return np.where(np.isnan(x), quiet, rounded).view(ml_dtypes.bfloat16)
+        return super().convert(x, dst)
+
+
+for _cls in (MiniCast, TruncatingBf16, SaturatingF8, TiesAwayBf16):
     judge.register_backend(_cls())

@@ -4,6 +4,7 @@ the wrong rhs batch under GQA). Loadable as a ``--plugin`` file."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 import judge
@@ -87,7 +88,28 @@ class TiledGqa(MiniMatmulCpu):
         return np.matmul(a.astype(self.acc(a)), b.astype(self.acc(b)))
 
 
-BROKEN = (HalfAccumulationMatmul, HalfAccumulationCumSum, TiledGqa)
+class SplitKBf16Partials(MiniMatmulCpu):
+    """Split-K: k cut into slices of 128, each slice's dot product accumulated in F32 as the
+    contract asks, but written to a BF16 workspace (the output's type) before the slices are
+    summed in F32. Off by a BF16 rounding per slice: it shows only where the slices' sums are
+    large and the total is not, on long cancelling products."""
+
+    name = "broken-split-k-bf16"
+    SLICE = 128
+
+    def matmul(self, a, b, p):
+        if a.dtype != ml_dtypes.bfloat16:
+            return super().matmul(a, b, p)
+        b = _expand(b, p["lhs_batch_dims"], p["rhs_batch_dims"]).astype(np.float32)
+        a = a.astype(np.float32)
+        total = np.zeros((*a.shape[:-1], b.shape[-1]), dtype=np.float32)
+        for s in range(0, a.shape[-1], self.SLICE):
+            part = np.matmul(a[..., s:s + self.SLICE], b[..., s:s + self.SLICE, :])
+            total += part.astype(ml_dtypes.bfloat16).astype(np.float32)
+        return total
+
+
+BROKEN = (HalfAccumulationMatmul, HalfAccumulationCumSum, TiledGqa, SplitKBf16Partials)
 
 
 def backends() -> list[judge.Backend]:

@@ -8,6 +8,8 @@ with the shift's sign reversed, a triangle off by one diagonal. Loadable as ``--
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import judge
@@ -41,8 +43,10 @@ class MiniMove(judge.Backend):
             return np.flip(xs[0], axis=p["axis"])
         if op == "Roll":
             return np.roll(xs[0], p["shift"], axis=p["axis"])
-        if op in ("Triu", "Tril"):
-            return (np.triu if op == "Triu" else np.tril)(xs[0], k=p["diagonal"])
+        if op in ("Triu", "Tril"):  # past either corner every diagonal keeps all or nothing:
+            # clamped, as a C long np.triu can take
+            k = min(max(p["diagonal"], -p["rows"] - 1), p["cols"] + 1)
+            return (np.triu if op == "Triu" else np.tril)(xs[0], k=k)
         fill = np.frombuffer(bytes(p["fill_bytes"]), dtype=xs[0].dtype).reshape(())
         return np.where(xs[1] != 0, fill, xs[0])
 
@@ -112,6 +116,33 @@ class MaskedFillThroughFloat(MiniMove):
         return [out.base.reshape(out.shape)]
 
 
+class RollShiftI32(MiniMove):
+    """Takes the shift as a 32-bit int (a C ``int`` parameter): a shift of 2^31 or more wraps
+    to another turn before it is reduced modulo the axis length."""
+
+    name = "broken-roll-i32"
+
+    def compute(self, op, p, xs, out_shape):
+        if op == "Roll":
+            p = {**p, "shift": int(np.array(p["shift"], dtype=np.int64).astype(np.int32))}
+        return super().compute(op, p, xs, out_shape)
+
+
+class MaskedFillPositiveZero(MiniMove):
+    """A fill that compares equal to zero takes a memset(0) fast path: a -0.0 fill lands as
+    +0.0 (every other fill is copied bit for bit)."""
+
+    name = "broken-fill-zero"
+
+    def run(self, contract, call):
+        if contract.op_kind == "MaskedFill" and get_format(call.inputs[0].dtype).is_float:
+            fmt = get_format(call.inputs[0].dtype)
+            fill = np.frombuffer(bytes(call.params["fill_bytes"]), dtype=fmt.numpy_dtype)[0]
+            if fill == 0:
+                call = replace(call, params={**call.params, "fill_bytes": [0] * fmt.itemsize})
+        return super().run(contract, call)
+
+
 def backends() -> list[judge.Backend]:
     return [MiniMove(), FlipThroughFloat64(), IndexSelectCanonicalZeros(), RollWrongSign(),
-            TriuOffByOne(), MaskedFillThroughFloat()]
+            TriuOffByOne(), MaskedFillThroughFloat(), RollShiftI32(), MaskedFillPositiveZero()]

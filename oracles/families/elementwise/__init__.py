@@ -4,12 +4,13 @@ ClampElementwise, PowIElementwise, binary arithmetic and extrema, the six compar
 Output element i depends on the input elements broadcast to i alone. A case draws one free shape
 for the primary operand (Where's: its values, not its BOOL condition) and lets every operand
 whose shape constraint is ``broadcast_to`` broadcast to it; the op params follow their
-``ParamRule`` (``oracles.families.elementwise.params``).
+``ParamRule`` (``oracles.families.elementwise.params``). An OpKind of two or three operands
+also has its special-value grid judged on every item (``oracles.drawing.special_value_grid``).
 """
 
 from __future__ import annotations
 
-from oracles.drawing import free_shapes
+from oracles.drawing import free_shapes, special_value_grid
 from oracles.families.elementwise.table import rows
 from oracles.family import Family, plan_by_rule
 
@@ -36,4 +37,5 @@ FAMILY = Family(
     elementwise=True,
     size_plan=size_plan,
     example_params=example_params,
+    value_grid=special_value_grid,
 )

@@ -11,6 +11,7 @@ import math
 
 from hypothesis import strategies as st
 
+from numerics.values import int_param
 from oracles.drawing import fixed_value
 from oracles.opdef import ParamRule
 
@@ -58,7 +59,9 @@ def _measure_clamp(shape, fields):
 
 
 def _draw_powi(draw, shape, fields, nonempty):
-    return {"exp": draw(st.one_of(st.integers(-3, 4), st.integers(-40, 40)))}
+    found = fields.field("exp") if fields is not None else None
+    usual = st.one_of(st.integers(-3, 4), st.integers(-40, 40))
+    return {"exp": draw(int_param(found.kind if found is not None else "i32", usual))}
 
 
 AFFINE = ParamRule(_draw_affine, _measure_affine, lambda shape: {"mul": 2.0, "add": 0.5})

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from numerics.values import int_param
+
 # Byte values a mask holds: 1 and 0 mostly, and other nonzero bytes (which must fill too).
 MASK_BYTES = (1, 0, 1, 0, 2, 0x80, 0xFF)
 
@@ -37,6 +39,12 @@ def _shape(draw, contract, budget, lo: int = 0) -> list[int]:
         dims.append(side)
         used *= max(side, 1)
     return dims
+
+
+def _kind(contract, name: str) -> str:
+    """The integer kind a contract names for op param ``name`` (i64 where it names none)."""
+    found = contract.op_params.field(name)
+    return found.kind if found is not None else "i64"
 
 
 def _slab(shape: Sequence[int], axis: int) -> dict[str, int]:
@@ -77,16 +85,24 @@ def _gather(draw, contract, budget):
     return [tuple(source), tuple(out)], {"source_shape": source, "output_shape": out, "dim": dim}
 
 
+_MOVED_LENGTHS = (3, 5, 7, 6, 3, 5, 7, 4, 2, 1)
+
+
 def _along(with_shift: bool):
     @st.composite
     def draw_it(draw, contract, budget):
         shape = draw(_shape(contract, budget, lo=1))
         axis = draw(st.integers(0, len(shape) - 1))
+        if shape[axis]:  # the axis that moves: mostly a length that is no power of two, where
+            # neither a reversal nor a turn can map it onto itself by accident
+            room = budget.max_elements // max(1, prod(s for a, s in enumerate(shape) if a != axis))
+            shape[axis] = min(draw(st.sampled_from(_MOVED_LENGTHS)), max(1, room))
         params = {**_slab(shape, axis), "axis": axis}
-        if with_shift:  # within a few turns, and far beyond (a shift wraps modulo dim_size)
+        if with_shift:  # within a few turns, and far beyond (a shift wraps modulo dim_size),
+            # and where a shift narrowed to 32 bits wraps to another turn
             n = shape[axis]
-            params["shift"] = draw(st.one_of(st.integers(-2 * n - 1, 2 * n + 1),
-                                             st.integers(-(2**40), 2**40)))
+            usual = st.one_of(st.integers(-2 * n - 1, 2 * n + 1), st.integers(-(2**40), 2**40))
+            params["shift"] = draw(int_param(_kind(contract, "shift"), usual, axis=n))
         return [tuple(shape)], params
 
     return draw_it
@@ -96,7 +112,8 @@ def _along(with_shift: bool):
 def _triangular(draw, contract, budget):
     shape = draw(_shape(contract, budget, lo=2))
     rows, cols = shape[-2], shape[-1]
-    diagonal = draw(st.integers(-rows - 1, cols + 1))
+    diagonal = draw(int_param(_kind(contract, "diagonal"), st.integers(-rows - 1, cols + 1),
+                              axis=max(rows, cols)))
     return [tuple(shape)], {"batch_count": prod(shape[:-2]), "rows": rows, "cols": cols,
                             "diagonal": diagonal}
 
@@ -127,13 +144,30 @@ def draw_shapes(draw, contract, opdef, budget):
 
 
 @st.composite
+def data(draw, dtype: str, shape: tuple[int, ...]):
+    """The values a kernel moves: edge-biased (``numerics.values``, which shrink towards one
+    repeated value), or, three cases in four, any bit patterns, all distinct with near certainty:
+    a copy to the wrong place shows only where the values differ."""
+    from numerics.formats import get_format
+    from numerics.values import POISON_BITS, SEED, raw_words, value_array
+
+    fmt = get_format(dtype)
+    if fmt.kind == "bool" or draw(st.integers(0, 3)) == 0:
+        return draw(value_array(dtype, shape))
+    n = prod(shape)
+    bits = raw_words(draw(SEED), n) & np.uint64((1 << fmt.bits) - 1)
+    bits[bits == POISON_BITS[dtype]] = 0  # the poison marks unwritten outputs, never an input
+    return bits.astype(fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)
+
+
+@st.composite
 def float_data(draw, dtype: str, shape: tuple[int, ...]):
     """Edge-biased values (``numerics.values``) with a few elements turned into signalling or
     payload NaNs or -0.0; shrinks to none."""
     from numerics.formats import get_format
-    from numerics.values import nan_payload_bits, value_array
+    from numerics.values import nan_payload_bits
 
-    stored = draw(value_array(dtype, shape))
+    stored = draw(data(dtype, shape))
     n = stored.size
     if n == 0:
         return stored
@@ -172,22 +206,15 @@ def draw_input(opdef, i: int, dtype: str, shapes: Sequence[tuple[int, ...]], par
         return _data_and_fill(dtype, tuple(shapes[0]), params)
     if get_format(dtype).is_float:
         return float_data(dtype, tuple(shapes[i]))
-    return None
+    return data(dtype, tuple(shapes[i]))
 
 
-@st.composite
-def fill_bits(draw, dtype: str) -> int:
-    """One element's bits: edge values, NaN payloads, anything (ints: small and extreme)."""
-    from numerics.formats import get_format
-    from numerics.values import POISON_BITS, element_bits, nan_payload_bits
+def fill_bits(dtype: str):
+    """One fill element's bits (``numerics.values.param_bits``): as often special as an
+    array's elements, NaN payloads included."""
+    from numerics.values import param_bits
 
-    fmt = get_format(dtype)
-    extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1))
-    choices = [element_bits(dtype), st.sampled_from(extremes)]
-    if fmt.is_float:  # half the fills: a NaN with a payload, what a float round trip breaks
-        payloads = st.sampled_from(nan_payload_bits(dtype))
-        choices = [payloads, st.one_of(choices)]
-    return draw(st.one_of(choices).filter(lambda b: b != POISON_BITS[dtype]))
+    return param_bits(dtype)
 
 
 @st.composite
@@ -195,9 +222,8 @@ def _data_and_fill(draw, dtype: str, shape: tuple[int, ...], params: dict):
     """MaskedFill's data, and its fill element written into ``params`` as little-endian
     ``fill_bytes`` (one element of the data dtype)."""
     from numerics.formats import get_format
-    from numerics.values import value_array
 
     fmt = get_format(dtype)
-    data = draw(float_data(dtype, shape) if fmt.is_float else value_array(dtype, shape))
+    values = draw(float_data(dtype, shape) if fmt.is_float else data(dtype, shape))
     params["fill_bytes"] = list(draw(fill_bits(dtype)).to_bytes(fmt.itemsize, "little"))
-    return data
+    return values

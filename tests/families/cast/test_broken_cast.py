@@ -1,4 +1,4 @@
-"""Every Cast promise bites: a truncating BF16 cast and a saturating F8E4M3 cast are caught by
+"""Every Cast promise bites: a truncating or ties-away BF16 cast and a saturating F8E4M3 cast are caught by
 the check each breaks, at the CI seed and at nearly every other seed; a correct cast passes."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ CASES = [
     # (broken backend class, kernel, dtype, the checks it breaks): truncation is off by one
     # ulp (exact) or, just past the largest finite value, gives it instead of inf (inf)
     ("TruncatingBf16", "cast_to_bf16_cpu", "F32", {"exact", "inf"}),
+    ("TiesAwayBf16", "cast_to_bf16_cpu", "F32", {"exact", "inf"}),  # a tie one ulp off, or
+    # a tie past the largest finite value sent to inf
     ("SaturatingF8", "cast_to_f8e4m3_cpu", "F32", {"nan"}),
     ("SaturatingF8", "cast_to_f8e4m3_cpu", "F16", {"nan"}),
     ("SaturatingF8", "cast_to_f8e4m3_cuda", "BF16", {"nan"}),
@@ -30,7 +32,7 @@ def test_broken_cast_is_caught_at_the_ci_seed(broken_cast, cast_contract, cls, k
     assert verdict == "fail" and caught_by in check, (verdict, caught_by)
 
 
-@pytest.mark.parametrize("cls, kernel, dtype, check", CASES[:2], ids=[c[0] for c in CASES[:2]])
+@pytest.mark.parametrize("cls, kernel, dtype, check", CASES[:3], ids=[c[0] for c in CASES[:3]])
 def test_broken_cast_is_caught_at_most_seeds(broken_cast, cast_contract, cls, kernel, dtype, check):
     rows = [_check(broken_cast, cast_contract, cls, kernel, dtype, seed=s) for s in range(10)]
     caught = [verdict == "fail" and by in check for verdict, by in rows]

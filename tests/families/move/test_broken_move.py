@@ -16,6 +16,10 @@ CASES = [
     ("RollWrongSign", "roll_cpu", "F32", "exact"),
     ("TriuOffByOne", "triu_cpu", "F16", "exact"),
     ("MaskedFillThroughFloat", "masked_fill_cpu", "F32", "payload"),
+    ("RollShiftI32", "roll_cpu", "F32", "exact"),  # a shift of 2^31 or more narrowed to 32 bits
+    ("RollShiftI32", "roll_cpu", "U8", "exact"),
+    ("MaskedFillPositiveZero", "masked_fill_cpu", "F64", "signed_zero"),  # a -0.0 fill lands +0
+    ("MaskedFillPositiveZero", "masked_fill_cpu", "BF16", "signed_zero"),
 ]
 
 

@@ -33,7 +33,8 @@ def reference(op: str, p: dict, xs: list[np.ndarray], out_shape) -> np.ndarray:
         n = p["dim_size"]
         grid = xs[0].reshape(p["outer_count"], n, p["inner_count"])
         pos = np.arange(n)
-        src = n - 1 - pos if op == "Flip" else (pos - p["shift"]) % max(n, 1)
+        # the shift reduced as a Python int first: an i64-extreme shift would overflow pos - shift
+        src = n - 1 - pos if op == "Flip" else (pos - p["shift"] % max(n, 1)) % max(n, 1)
         return grid[:, src, :].reshape(xs[0].shape)
     if op in ("Triu", "Tril"):
         r, c = np.indices(xs[0].shape[-2:])

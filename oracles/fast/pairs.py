@@ -1,0 +1,174 @@
+"""Correctly rounded results of binary elementwise OpKinds over chunks of 16-bit operand pairs
+(``judge sweep --pairs``, every (x, y) of F16 or BF16: 2^32 pairs), vectorised and certified,
+with the pure oracle settling what the certificate leaves open.
+
+The certificate. For add, sub, mul and div of two F16 (or two BF16) values, the binary64 result
+y of the IEEE operation on their exact binary64 values is the exact result v correctly rounded
+to binary64 (IEEE 754 §4.3: each basic operation is correctly rounded); for mul, and for add and
+sub of F16 values, y = v (the exact result fits in 53 bits: a product of two 11-bit
+significands; an F16 sum spans 2^16 down to 2^-24). Where an operand is NaN, ±inf or ±0, IEEE
+754 defines the result of each basic operation exactly (NaN, ±inf, ±0 or the other operand): y
+= v there too. Every rounding boundary of the 16-bit format, a midpoint between neighbours or
+the overflow threshold, is a binary64 number. y is the binary64 number nearest to v, so no
+boundary lies strictly between them: v and y round to the same 16-bit value unless y is itself
+a boundary. ``round_or_flag`` rounds y to nearest and flags exactly those ties; a tie is settled
+by ties-to-even where y = v is known (the tie is real), and by the pure oracle elsewhere (a
+quotient or a BF16 sum that lands on a boundary). For F16 and BF16 operands a quotient is
+never within 2^-53 of a boundary without being on it, nor does a BF16 sum's rounding error
+ever put it on one, so the pure oracle is asked rarely; the argument does not rely on that.
+
+As a second line of defence every chunk re-evaluates a random sample of its pairs, regular and
+special, with the pure oracle (``cross_check``) and raises ``FastPathMismatch`` on a difference.
+
+The exact value reported beside the bits, for ULP-real errors and bounds, is y with the exact
+rounding error of a sum as ``lo`` (TwoSum), 0 for a product (exact) and for a quotient (whose
+relative error, below 2^-53, is far below the three reported decimals).
+
+Only IEEE basic operations on binary64 arrays and integer operations are used: no libm, and no
+16-bit kernel of the kind being judged.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+
+from oracles.fast.errors import FastPathMismatch
+
+# OpKind -> (binary64 operation, known exact for F16 operands, known exact for BF16 operands)
+KERNELS = {
+    "AddElementwise": (np.add, True, False),
+    "SubElementwise": (np.subtract, True, False),
+    "MulElementwise": (np.multiply, True, True),
+    "DivElementwise": (np.divide, False, False),
+}
+FORMATS = ("F16", "BF16")
+CROSS_CHECK = 64  # pairs per chunk re-evaluated by the pure oracle
+
+
+def covered(op_kind: str) -> bool:
+    return op_kind in KERNELS
+
+
+@cache
+def values_of(fmt_name: str) -> np.ndarray:
+    """The exact binary64 value of every bit pattern of a 16-bit format (a conversion, exact)."""
+    from numerics.formats import get_format
+
+    fmt = get_format(fmt_name)
+    with np.errstate(invalid="ignore"):
+        return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(fmt.numpy_dtype).astype(np.float64)
+
+
+def round_or_flag(y: np.ndarray, s) -> tuple[np.ndarray, np.ndarray]:
+    """(bits of binary64 ``y`` rounded to nearest, ties to even, into format ``s``; the ties:
+    elements where y lies exactly on a rounding boundary of ``s``). Integer arithmetic on the
+    binary64 encoding, as ``oracles.fast.certify.round_bits``, with the tie made explicit."""
+    b = np.ascontiguousarray(y, dtype=np.float64).view(np.uint64)
+    mag = b & np.uint64((1 << 63) - 1)
+    biased = (mag >> np.uint64(52)).astype(np.int64)
+    m = mag & np.uint64((1 << 52) - 1)
+    m = np.where(biased > 0, m | np.uint64(1 << 52), m)
+    e = np.maximum(biased, 1) - 1075  # y = m·2^e
+    q = np.maximum(biased - 1023, s.emin) - (s.p - 1)  # the exponent of an ulp of s at y
+    shift = np.clip(q - e, 1, 62).astype(np.uint64)  # >= 53 − p >= 1 for a 16-bit format
+    big = m >> shift
+    rem = m & ((np.uint64(1) << shift) - np.uint64(1))
+    half = np.uint64(1) << (shift - np.uint64(1))
+    tie = _on_boundary(rem, half)
+    up = (rem > half) | (tie & ((big & np.uint64(1)) == 1))
+    out = ((q - s.qmin).astype(np.uint64) << np.uint64(s.p - 1)) + big + up.astype(np.uint64)
+    out = np.minimum(out, np.uint64(s.inf_mag))
+    special = biased == 2047
+    out = np.where(special, np.where(m > np.uint64(1 << 52), np.uint64(s.nan_bits), np.uint64(s.inf_mag)), out)
+    out = out | ((b >> np.uint64(63)) << np.uint64(s.bits - 1))
+    return out.astype(s.bits_dtype), tie & ~special
+
+
+def _on_boundary(rem, half):
+    """The tie test: the bits rounded off are exactly half an ulp of the target."""
+    return rem == half
+
+
+def _two_sum_error(a, b, y):
+    """The exact rounding error of y = fl(a + b) (Knuth's TwoSum): a + b = y + error."""
+    bb = y - a
+    return (a - (y - bb)) + (b - bb)
+
+
+def reference(op_kind: str, a_bits: np.ndarray, b_bits: np.ndarray, fmt_name: str, rules,
+              pure_evaluate, counts: dict | None = None):
+    """(bits, hi, lo) of ``op_kind`` on the pairs (a_bits[i], b_bits[i]) of 16-bit format
+    ``fmt_name`` into the same format: the correctly rounded bits and the exact value as
+    hi + lo. ``pure_evaluate`` (the OpKind's pure oracle) settles the ties the certificate
+    leaves open; ``counts["settled"]`` counts them."""
+    from numerics.rounding import float_spec
+
+    operation, exact_f16, exact_bf16 = KERNELS[op_kind]
+    s = float_spec(fmt_name)
+    table = values_of(fmt_name)
+    a, b = table[a_bits], table[b_bits]
+    with np.errstate(all="ignore"):
+        hi = operation(a, b)
+        known = exact_f16 if fmt_name == "F16" else exact_bf16
+        lo = np.zeros_like(hi)
+        if op_kind in ("AddElementwise", "SubElementwise") and not known:
+            lo = _two_sum_error(a, b if op_kind == "AddElementwise" else -b, hi)
+            lo = np.where(np.isfinite(lo), lo, 0.0)
+    bits, tie = round_or_flag(hi, s)
+    regular = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0)
+    exact = ~regular | known | ((lo == 0) if op_kind in ("AddElementwise", "SubElementwise") else False)
+    open_ties = np.flatnonzero(tie & ~exact)
+    if open_ties.size:
+        settle(op_kind, a_bits, b_bits, fmt_name, rules, pure_evaluate, open_ties, bits, hi, lo)
+    if counts is not None:
+        counts["settled"] = counts.get("settled", 0) + int(open_ties.size)
+    return bits, hi, lo
+
+
+def _pure(op_kind, a_bits, b_bits, fmt_name, rules, pure_evaluate):
+    from numerics.formats import get_format
+
+    fmt = get_format(fmt_name)
+    a = np.ascontiguousarray(a_bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
+    b = np.ascontiguousarray(b_bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
+    return pure_evaluate([a, b], {}, [fmt_name], rules)[0]
+
+
+def settle(op_kind, a_bits, b_bits, fmt_name, rules, pure_evaluate, idx, bits, hi, lo) -> None:
+    """The pure oracle's bits and exact value (as hi + lo) at ``idx``, written in place."""
+    from numerics.formats import get_format
+
+    out = _pure(op_kind, a_bits[idx], b_bits[idx], fmt_name, rules, pure_evaluate)
+    bits[idx] = np.asarray(out.expected).view(get_format(fmt_name).bits_dtype).reshape(-1)
+    for k, v in zip(idx.tolist(), np.asarray(out.exact, dtype=object).reshape(-1).tolist(), strict=True):
+        if v is not None:
+            x = Fraction(v)
+            hi[k] = float(x)
+            lo[k] = float(x - Fraction(hi[k]))
+
+
+def cross_check(op_kind, a_bits, b_bits, bits, fmt_name, rules, pure_evaluate, rng, counts=None) -> None:
+    """Re-evaluate a random sample of the chunk's pairs with the pure oracle: every bit must
+    agree (a NaN with any NaN)."""
+    from numerics.formats import get_format
+
+    fmt = get_format(fmt_name)
+    specials = np.flatnonzero(~np.isfinite(values_of(fmt_name)[a_bits]) | (values_of(fmt_name)[b_bits] == 0))
+    idx = np.unique(np.concatenate([rng.integers(0, a_bits.size, CROSS_CHECK),
+                                    rng.choice(specials, min(specials.size, CROSS_CHECK // 4), replace=False)
+                                    if specials.size else np.zeros(0, np.int64)]))
+    out = _pure(op_kind, a_bits[idx], b_bits[idx], fmt_name, rules, pure_evaluate)
+    want = np.asarray(out.expected).view(fmt.bits_dtype).reshape(-1)
+    got = bits[idx]
+    table = values_of(fmt_name)
+    same = (want == got) | (np.isnan(table[want]) & np.isnan(table[got]))
+    if not same.all():
+        k = int(np.flatnonzero(~same)[0])
+        raise FastPathMismatch(
+            f"pair reference of {op_kind} ({fmt_name}) at (0x{int(a_bits[idx[k]]):04X}, "
+            f"0x{int(b_bits[idx[k]]):04X}): 0x{int(got[k]):04X}, the pure oracle says 0x{int(want[k]):04X}")
+    if counts is not None:
+        counts["cross_checked"] = counts.get("cross_checked", 0) + int(idx.size)
