@@ -27,6 +27,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._torch_attn import TORCH_ATTN
 from backends._torch_cast import TORCH_CAST
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
@@ -230,4 +231,5 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_CAST,
     **TORCH_MOVE,
     **TORCH_NORM,
+    **TORCH_ATTN,
 }

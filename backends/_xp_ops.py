@@ -24,6 +24,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._xp_attn import XP_ATTN
 from backends._xp_cast import XP_CAST
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
@@ -289,4 +290,5 @@ XP_TABLE: dict[str, Entry] = {
     **XP_CAST,
     **XP_MOVE,
     **XP_NORM,
+    **XP_ATTN,
 }

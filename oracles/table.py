@@ -14,7 +14,7 @@ from oracles.opdef import OpDef
 
 
 def _families() -> tuple[Family, ...]:
-    from oracles.families import cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+    from oracles.families import attention, cast, cumsum, elementwise, lastdim, matmul, movement, reductions
 
     return (
         elementwise.FAMILY,
@@ -24,6 +24,7 @@ def _families() -> tuple[Family, ...]:
         cast.FAMILY,
         movement.FAMILY,
         lastdim.FAMILY,
+        attention.FAMILY,
     )
 
 
