@@ -73,3 +73,13 @@ def contract():
     """(file, kernel) -> contract of the matmul and cumsum files."""
     get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
     return lambda file, kernel: get(kernel)
+
+
+@pytest.fixture(scope="session")
+def broken_attn():
+    return plugin("broken_attn.py")
+
+
+@pytest.fixture(scope="session")
+def attn_contract():
+    return by_kernel("attention.fkc.md")

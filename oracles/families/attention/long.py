@@ -23,6 +23,7 @@ from numerics.formats import get_format
 from numerics.long_rows import row_values
 from numerics.values import SEED
 from oracles.drawing import operand_span
+from oracles.families.attention import draw as cases
 from oracles.families.attention.draw import SCALES, float_values, role, shapes_of
 
 LENGTHS = (64, 128, 256)
@@ -104,5 +105,44 @@ def _long(draw, contract, opdef, dtypes, longest: int, operand):
     return operands, params
 
 
+def _overflow_values(kind: str, n_inputs: int, params: dict, seed: int, dtype: str) -> list:
+    values = []
+    for i, shape in enumerate(shapes_of(kind, n_inputs, params)):
+        who = role(kind, i)
+        if who == "alibi":
+            values.append(cases.alibi_values(seed, shape, dtype))
+        elif who == "table":
+            values.append(cases.table_values(seed, shape, int(params["num_blocks"])))
+        elif who == "lens":
+            values.append(cases.lens_values(seed, shape, params["max_blocks_per_seq"] * params["block_size"]))
+        else:
+            values.append(float_values(who, "large" if who in ("q", "k") else "wide", seed + i, shape, dtype))
+    return values
+
+
+@st.composite
+def _overflow(draw, contract, opdef, dtypes, operand):
+    """An ordinary case without softcap whose q and k are both large: every score lies far past
+    exp's overflow threshold of the accumulator (F64's included), so only a max-shifted softmax
+    stays finite."""
+    kind = opdef.op_kind
+    params = cases.paged_params(draw) if kind == "PagedAttn" else cases.flash_params(draw)
+    params["softcap"] = 0.0
+    values = _overflow_values(kind, len(contract.inputs), params, draw(SEED), dtypes[0])
+    operands = []
+    for spec, dt, arr in zip(contract.inputs, dtypes, values, strict=True):
+        operands.append(draw(operand_span(operand, spec, dt, tuple(arr.shape),
+                                          lambda count, a=arr: np.asarray(a).reshape(-1)[:count])))
+    return operands, params
+
+
+@st.composite
+def _adversarial(draw, contract, opdef, dtypes, longest, operand):
+    if draw(st.booleans()):
+        return draw(_overflow(contract, opdef, dtypes, operand))
+    return draw(_long(contract, opdef, dtypes, longest, operand))
+
+
 def long_case(contract, opdef, dtypes, longest, operand):
-    return _long(contract, opdef, dtypes, longest, operand)
+    """Half the family's long cases are long rows, half overflowing scores."""
+    return _adversarial(contract, opdef, dtypes, longest, operand)
