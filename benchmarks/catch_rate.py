@@ -38,6 +38,18 @@ FAMILY_CASES = [
     ("broken_norm.py", "NoMaxShift", "softmax-norm.fkc.md", "log_softmax_last_dim_cpu", "F32"),
     ("broken_norm.py", "OnePassVariance", "softmax-norm.fkc.md", "layer_norm_last_dim_cpu", "F32"),
     ("broken_norm.py", "StorageAccumulation", "softmax-norm.fkc.md", "rms_norm_last_dim_cpu", "F16"),
+    ("broken_attn.py", "CausalOffsetFromSk", "attention.fkc.md", "flash_attn_cpu", "F32"),
+    ("broken_attn.py", "CausalOffsetFromSk", "attention.fkc.md", "flash_attn_backward_q_cpu", "BF16"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "flash_attn_cpu", "F16"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "paged_attn_cpu", "F32"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "flash_attn_backward_k_cpu", "F64"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "flash_attn_cpu", "F32"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "flash_attn_alibi_cpu", "F64"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "paged_attn_cpu", "BF16"),
+    ("broken_attn.py", "BackwardSignError", "attention.fkc.md", "flash_attn_backward_q_cpu", "F32"),
+    ("broken_attn.py", "BackwardSignError", "attention.fkc.md", "flash_attn_backward_k_alibi_cpu", "F16"),
+    ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_cpu", "F32"),
+    ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_alibi_cpu", "F64"),
 ]
 
 

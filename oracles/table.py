@@ -14,7 +14,16 @@ from oracles.opdef import OpDef
 
 
 def _families() -> tuple[Family, ...]:
-    from oracles.families import attention, cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+    from oracles.families import (
+        attention,
+        cast,
+        cumsum,
+        elementwise,
+        lastdim,
+        matmul,
+        movement,
+        reductions,
+    )
 
     return (
         elementwise.FAMILY,

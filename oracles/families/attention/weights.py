@@ -103,7 +103,7 @@ def weights(row: Row, p: Problem, prec: int) -> Weights:
     m = max(x.ends()[0] if isinstance(x, Iv) else x for x in s)
     shift = [x - m for x in s]
     mags = dict(cap=[upper(x) for x in caps], s=[upper(x) for x in s], shift=[upper(x) for x in shift])
-    if len(set(zip(row.x, row.a))) == 1:  # equal scores: exactly 1/n each
+    if len(set(zip(row.x, row.a, strict=True))) == 1:  # equal scores: exactly 1/n each
         return Weights([Fraction(1, n)] * n, chain, **mags, m=abs(m))
     cache: dict = {}
 
