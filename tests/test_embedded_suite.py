@@ -34,7 +34,7 @@ SEED_TWINS = (
     "vulkan-elementwise.fkc.md",
 )
 # The families beyond the seeds, from the dispatch inventory.
-FAMILY_FILES = ("cast.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md", "matmul.fkc.md",
+FAMILY_FILES = ("attention.fkc.md", "cast.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md", "matmul.fkc.md",
                 "softmax-norm.fkc.md")
 
 
