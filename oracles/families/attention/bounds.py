@@ -24,8 +24,8 @@ kernel that works in the accumulator, in any order of summation, max-shifted or 
   ds_j = dS_j·g_j, and the final sums dQ = scale·Σ_j ds_j·k_j, dK = scale·Σ_i ds_ij·q_i,
   dV = Σ_i p_ij·do_i, each term's error carried into the sum plus the sum's own (terms + 1)·u.
 
-    >>> terms_of(Fraction(1, 1 << 20), 5, Fraction(1, 1 << 24))
-    (6, Fraction(16, 5))
+    >>> terms_of(Fraction(1, 1 << 20), 1, Fraction(1, 1 << 24))
+    (2, Fraction(16, 1))
 """
 
 from __future__ import annotations

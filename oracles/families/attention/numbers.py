@@ -8,7 +8,8 @@ of equal scores has weights 1/n), and that case is rounded exactly. An Iv result
 exact value; ``rounded`` gives its bits when both ends round alike (Ziv's test), else None and
 the caller evaluates again at twice the precision.
 
-    >>> x = Iv.exp(Fraction(-1), 80) * Fraction(3)
+    >>> from numerics.rounding import float_spec
+    >>> x = Iv.exp(Fraction(-1), 80) * Fraction(3)        # 3/e, enclosed at 80 bits
     >>> rounded(x, float_spec("F32"))[0] == rounded(Iv.exp(Fraction(-1), 200) * 3, float_spec("F32"))[0]
     True
 """
@@ -20,7 +21,7 @@ from fractions import Fraction
 from mpmath import mp
 from mpmath.libmp import from_rational, libmpi, mpf_add, mpf_shift, to_rational
 
-from numerics.rounding import FloatSpec, float_spec  # noqa: F401  (float_spec: docstring)
+from numerics.rounding import FloatSpec
 from oracles import arith
 
 
