@@ -31,8 +31,7 @@ from numerics.values import SEED
 SCALES = (0.5, 1.0, 0.25, 0.125, 0.75)
 SOFTCAPS = (0.0, 0.0, 0.0, 2.0, 5.0, 30.0)
 WINDOWS = (-1, -1, -1, 0, 1, 2)
-HEADS = ((2, 2), (1, 1), (2, 2), (1, 2), (2, 1), (1, 3))  # (hkv, hq / hkv); 2·2: GQA that a
-# round-robin head mapping gets wrong
+HEADS = ((1, 1), (1, 2), (2, 1), (1, 3), (2, 2))  # (hkv, hq / hkv)
 # |q|, |k| from LARGE/2 to LARGE: scores up to 4096, past exp's overflow at 88 (F32) and 709 (F64).
 # Not larger: two scores that far apart weigh e^-4096 against each other, and a result next to
 # a rounding boundary then takes the reference about 6,000 bits to settle (its cap is 16,384).
@@ -41,6 +40,10 @@ SLOPES = tuple(2.0**-k for k in range(1, 9))
 
 
 def _heads(draw) -> dict:
+    """Two cases in three are GQA with two KV heads of two query heads each (where a
+    round-robin head mapping differs from runs of consecutive heads)."""
+    if draw(st.integers(0, 2)) < 2:
+        return {"b": 1, "hq": 4, "hkv": 2}
     hkv, ratio = draw(st.sampled_from(HEADS))
     hq = hkv * ratio
     b = draw(st.integers(1, 2)) if hq <= 2 else 1
