@@ -119,8 +119,10 @@ def _register(root: Path) -> None:
     """List the family in the copy's oracles/table.py: the one edit outside the family."""
     table = root / "oracles" / "table.py"
     text = table.read_text()
-    listed = text.replace("        lastdim.FAMILY,\n    )", "        lastdim.FAMILY,\n        absdiff.FAMILY,\n    )")
-    listed = listed.replace("    from oracles.families import cast,", "    from oracles.families import absdiff, cast,")
+    listed = text.replace("        lastdim.FAMILY,\n", "        lastdim.FAMILY,\n        absdiff.FAMILY,\n")
+    wrapped = "    from oracles.families import (\n"  # the import wraps once the list is long
+    listed = (listed.replace(wrapped, wrapped + "        absdiff,\n", 1) if wrapped in listed
+              else listed.replace("    from oracles.families import ", "    from oracles.families import absdiff, ", 1))
     assert listed.count("absdiff") == 2, "oracles/table.py lists its families differently now"
     table.write_text(listed)
 

@@ -21,6 +21,7 @@ reads with NaN (stale blocks).
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 from hypothesis import strategies as st
@@ -107,24 +108,25 @@ def _cast(values: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def float_values(who: str, pattern: str, seed: int, shape, dtype: str) -> np.ndarray:
-    """An operand of role ``who`` (q, k, v, do) following ``pattern``."""
-    rng = np.random.default_rng(seed)
+    """An operand of role ``who`` (q, k, v, do) following ``pattern`` (Python's seeded
+    generator: the same values on every machine)."""
+    rng = random.Random(seed)
     n = math.prod(shape)
-    grid = rng.integers(-8, 9, n) / 4.0
     if pattern == "large":  # one sign per operand keeps q·k large
-        sign = 1.0 if who == "q" or rng.integers(0, 4) else -1.0
-        out = sign * LARGE * (0.5 + rng.integers(0, 9, n) / 16.0)
-    elif pattern == "equal_rows" and len(shape) == 4:  # zero query rows, identical key rows
-        rows = grid.reshape(-1, shape[-1])
-        rows[rng.random(rows.shape[0]) < 0.5] = 0.0 if who == "q" else rows[0]
-        out = rows.reshape(-1)
+        sign = 1.0 if who == "q" or rng.randrange(4) else -1.0
+        values = [sign * LARGE * (0.5 + rng.randrange(9) / 16.0) for _ in range(n)]
     elif pattern == "wide":
-        out = rng.normal(0.0, 2.0, n)
+        values = [rng.gauss(0.0, 2.0) for _ in range(n)]
     else:
-        out = grid
+        values = [rng.randint(-8, 8) / 4.0 for _ in range(n)]
+    if pattern == "equal_rows" and len(shape) == 4 and n:  # zero query rows, identical key rows
+        d = shape[-1]
+        for r in range(n // d):
+            if rng.random() < 0.5:
+                values[r * d:(r + 1) * d] = [0.0] * d if who == "q" else values[:d]
     if pattern == "nan" and n:
-        out[rng.integers(0, n)] = math.nan
-    return _cast(out.reshape(shape), dtype)
+        values[rng.randrange(n)] = math.nan
+    return _cast(np.array(values, np.float64).reshape(shape), dtype)
 
 
 PATTERNS = {"q": ("grid", "large", "equal_rows", "nan", "grid"),
@@ -134,24 +136,25 @@ PATTERNS = {"q": ("grid", "large", "equal_rows", "nan", "grid"),
 
 
 def alibi_values(seed: int, shape, dtype: str) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    slopes = np.array(SLOPES)[rng.integers(0, len(SLOPES), shape)]
+    rng = random.Random(seed)
+    slopes = [SLOPES[rng.randrange(len(SLOPES))] for _ in range(shape[0])]
     if seed % 16 == 15:
-        slopes[rng.integers(0, shape[0])] = math.nan
-    return _cast(slopes, dtype)
+        slopes[rng.randrange(shape[0])] = math.nan
+    return _cast(np.array(slopes, np.float64), dtype)
 
 
 def table_values(seed: int, shape, num_blocks: int) -> np.ndarray:
     """Distinct blocks where there are enough, as an allocator hands them out."""
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     n = math.prod(shape)
-    picks = rng.permutation(num_blocks)[:n] if n <= num_blocks else rng.integers(0, num_blocks, n)
-    return picks.reshape(shape).astype(np.uint32)
+    picks = rng.sample(range(num_blocks), n) if n <= num_blocks else [rng.randrange(num_blocks) for _ in range(n)]
+    return np.array(picks, np.uint32).reshape(shape)
 
 
 def lens_values(seed: int, shape, capacity: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return (capacity - rng.integers(0, capacity + 1, shape) // 2).astype(np.uint32)
+    rng = random.Random(seed)
+    return np.array([capacity - rng.randint(0, capacity) // 2 for _ in range(math.prod(shape))],
+                    np.uint32).reshape(shape)
 
 
 def draw_input(opdef, i, dtype, shapes, params):
