@@ -52,5 +52,5 @@ FAMILY = Family(
     draw_shapes=draw_shapes,
     draw_input=draw_input,
     long_case=long_case,
-    long_share=3,  # a third of the cases: long rows or overflowing scores (``long``)
+    long_share=2,  # half the cases: long rows or overflowing scores (``long``)
 )

@@ -52,13 +52,14 @@ def _heads(draw) -> dict:
 
 
 def flash_params(draw) -> dict:
-    """Two cases in three are causal over a cache filled short of sk with several query rows,
-    where the alignment at k_len − sq (not sk − sq) decides which keys each row keeps."""
+    """Two cases in three are causal over a cache filled short of sk (2 ≤ k_len < sk) with
+    several query rows, where the alignment at k_len − sq (not sk − sq) decides which keys
+    each row keeps."""
     heads = _heads(draw)
     padded = draw(st.integers(0, 2)) < 2
-    if padded:
-        sq, sk = draw(st.integers(2, 4)), draw(st.integers(2, 6))
-        k_len = sk - draw(st.integers(1, sk - 1))
+    if padded:  # at least two keys kept somewhere: a row of one key has dS = p·(dP − D) = 0
+        sq, sk = draw(st.integers(2, 4)), draw(st.integers(3, 6))
+        k_len = sk - draw(st.integers(1, sk - 2))
     else:
         sq, sk = draw(st.integers(1, 4)), draw(st.integers(1, 6))
         k_len = sk - draw(st.integers(0, sk))  # shrinks to k_len = sk
