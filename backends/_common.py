@@ -134,6 +134,7 @@ def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
 # (BOOL conditions, U32 indices, U8 masks, integer data moved byte for byte, casts).
 DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Where": (*FLOAT_DTYPES, "BOOL"),
+    "PagedAttn": (*FLOAT_DTYPES, "U32"),  # the block table and context lengths
     "Cast": (*FLOAT_DTYPES, "F8E4M3", "I32", "U32", "I64", "U8"),
     **{kind: (*FLOAT_DTYPES, "U8", "U32", "I16", "I32", "I64") for kind in _move_params.MOVE_KINDS},
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words

@@ -27,6 +27,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._torch_attn import TORCH_ATTN
 from backends._torch_backward import TORCH_BACKWARD
 from backends._torch_cast import TORCH_CAST
 from backends._torch_conv import TORCH_CONV
@@ -238,4 +239,5 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_QUANT,
     **TORCH_CONV,
     **TORCH_PAD,
+    **TORCH_ATTN,
 }

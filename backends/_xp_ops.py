@@ -24,6 +24,7 @@ from backends._common import (
     reduce_to_axes,
     single_dim,
 )
+from backends._xp_attn import XP_ATTN
 from backends._xp_backward import XP_BACKWARD
 from backends._xp_cast import XP_CAST
 from backends._xp_conv import XP_CONV
@@ -297,4 +298,5 @@ XP_TABLE: dict[str, Entry] = {
     **XP_QUANT,
     **XP_CONV,
     **XP_PAD,
+    **XP_ATTN,
 }

@@ -64,6 +64,18 @@ FAMILY_CASES = [
     # special-value bugs the grid catches (seed-independent: one deterministic case per item)
     ("broken_special.py", "ExpLogPow", "elementwise-binary.fkc.md", "pow_elementwise_cpu", "F32"),
     ("broken_special.py", "SkipZerosMul", "elementwise-binary.fkc.md", "mul_elementwise_cpu", "F16"),
+    ("broken_attn.py", "CausalOffsetFromSk", "attention.fkc.md", "flash_attn_cpu", "F32"),
+    ("broken_attn.py", "CausalOffsetFromSk", "attention.fkc.md", "flash_attn_backward_q_cpu", "BF16"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "flash_attn_cpu", "F16"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "paged_attn_cpu", "F32"),
+    ("broken_attn.py", "GqaModulo", "attention.fkc.md", "flash_attn_backward_k_cpu", "F64"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "flash_attn_cpu", "F32"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "flash_attn_alibi_cpu", "F64"),
+    ("broken_attn.py", "NoMaxShift", "attention.fkc.md", "paged_attn_cpu", "BF16"),
+    ("broken_attn.py", "BackwardSignError", "attention.fkc.md", "flash_attn_backward_q_cpu", "F32"),
+    ("broken_attn.py", "BackwardSignError", "attention.fkc.md", "flash_attn_backward_k_alibi_cpu", "F16"),
+    ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_cpu", "F32"),
+    ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_alibi_cpu", "F64"),
 ]
 
 

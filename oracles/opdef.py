@@ -51,7 +51,8 @@ class OpDef:
     - ``cumsum``: CumSum;
     - ``cast``: Cast;
     - ``movement``: Concat, IndexSelect, Gather, Flip, Roll, Triu, Tril, MaskedFill;
-    - ``lastdim``: SoftmaxLastDim, LogSoftmaxLastDim, RmsNormLastDim, LayerNormLastDim.
+    - ``lastdim``: SoftmaxLastDim, LogSoftmaxLastDim, RmsNormLastDim, LayerNormLastDim;
+    - ``attention``: FlashAttn, FlashAttnBackwardQ, FlashAttnBackwardK, FlashAttnBackwardV, PagedAttn.
 
     op_kind: the FKC OpKind name ("ExpElementwise").
     arity: number of tensor inputs.

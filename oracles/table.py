@@ -15,6 +15,7 @@ from oracles.opdef import OpDef
 
 def _families() -> tuple[Family, ...]:
     from oracles.families import (
+        attention,
         backward,
         cast,
         conv,
@@ -42,6 +43,7 @@ def _families() -> tuple[Family, ...]:
         rope.FAMILY,
         conv.FAMILY,
         pad.FAMILY,
+        attention.FAMILY,
     )
 
 

@@ -34,8 +34,9 @@ SEED_TWINS = (
     "vulkan-elementwise.fkc.md",
 )
 # The families beyond the seeds, from the dispatch inventory.
-FAMILY_FILES = ("backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md",
-                "matmul.fkc.md", "pad.fkc.md", "quant-matmul.fkc.md", "rope.fkc.md", "softmax-norm.fkc.md")
+FAMILY_FILES = ("attention.fkc.md", "backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md",
+                "data-movement.fkc.md", "matmul.fkc.md", "pad.fkc.md", "quant-matmul.fkc.md", "rope.fkc.md",
+                "softmax-norm.fkc.md")
 
 
 # --- helpers -------------------------------------------------------------------------------------

@@ -104,3 +104,11 @@ def broken_conv():
 def conv_contract():
     """kernel -> contract of the rope, convolution and pad files."""
     return by_kernel("rope.fkc.md", "conv.fkc.md", "pad.fkc.md")
+
+def broken_attn():
+    return plugin("broken_attn.py")
+
+
+@pytest.fixture(scope="session")
+def attn_contract():
+    return by_kernel("attention.fkc.md")

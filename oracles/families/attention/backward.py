@@ -1,0 +1,147 @@
+"""FlashAttnBackwardQ / K / V: the exact derivative of the forward reference, correctly rounded.
+
+With upstream gradient do (the shape of q) and per query row the weights p_j, the output
+o = Σ_j p_j·v_j and the softcap factors g_j (``oracles.families.attention.weights``):
+
+    dV_j  = Σ_(h,i) p_ij·do_i              dP_ij = do_i·v_j        D_i = do_i·o_i
+    dS_ij = p_ij·(dP_ij − D_i)             ds_ij = dS_ij·g_ij
+    dQ_i  = scale·Σ_j ds_ij·k_j            dK_j  = scale·Σ_(h,i) ds_ij·q_i
+
+where the K/V sums run over every query head that reads KV head g (GQA) and every query row that
+attends key j; a key no row attends (masked, or at or past k_len) gets a zero gradient, and so
+does every row that attends nothing. The alibi slopes are inputs, not parameters: no gradient.
+A NaN spreads as the kernel's own arithmetic spreads it (a NaN in do_i reaches D_i, so row i's
+whole dS, and through it dQ_i and the dK of every key row i attends).
+
+    >>> dq = evaluate_backward("q")([q, k, v, do], params, ["F32"], {})[0]
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from oracles.families.attention import bounds
+from oracles.families.attention.evaluate import Context, refine
+from oracles.families.attention.geometry import flash_problem, rows_of
+from oracles.families.attention.numbers import upper
+from oracles.families.attention.weights import num, weights
+from oracles.output import float_output, output_spec
+from oracles.shapes import object_array
+
+ZERO = Fraction(0)
+
+
+class _Grads:
+    """The three gradients of one pass (nested lists [b][head][position][c]) and, on the first
+    pass, per element (term errors, |terms|, count) for its bound."""
+
+    def __init__(self, p, sk: int, with_bounds: bool):
+        def zeros(heads, n):
+            return [[[[ZERO] * p.d for _ in range(n)] for _ in range(heads)] for _ in range(p.b)]
+
+        self.q, self.k, self.v = zeros(p.hq, p.sq), zeros(p.hkv, sk), zeros(p.hkv, sk)
+        self.b = {name: {} for name in "qkv"} if with_bounds else None
+
+    def add_bound(self, name: str, at: tuple, err: Fraction, mag: Fraction):
+        e, m, n = self.b[name].get(at, (ZERO, ZERO, 0))
+        self.b[name][at] = (e + err, m + mag, n + 1)
+
+
+def _row(ctx: Context, row, prec: int, grads: _Grads):
+    """Add one query row's contributions to the three gradients."""
+    p, d = ctx.p, ctx.p.d
+    if not row.keys:
+        return
+    w = weights(row, p, prec)
+    do, q = ctx.do[row.b][row.h][row.i], ctx.q[row.b][row.h][row.i]
+    vrows = [ctx.v[row.b][row.g][j] for j in row.keys]
+    krows = [ctx.k[row.b][row.g][j] for j in row.keys]
+    o = [sum((pj * vr[c] for pj, vr in zip(w.p, vrows, strict=True)), ZERO) for c in range(d)]
+    D = sum((do[c] * o[c] for c in range(d)), ZERO)
+    dP = [sum((do[c] * vr[c] for c in range(d)), ZERO) for vr in vrows]
+    dS = [pj * (x - D) for pj, x in zip(w.p, dP, strict=True)]
+    ds = [x * g for x, g in zip(dS, w.g, strict=True)]
+    for c in range(d):
+        grads.q[row.b][row.h][row.i][c] = p.scale * sum((x * kr[c] for x, kr in zip(ds, krows, strict=True)), ZERO)
+    for j, x, pj in zip(row.keys, ds, w.p, strict=True):
+        dk, dv = grads.k[row.b][row.g][j], grads.v[row.b][row.g][j]
+        for c in range(d):
+            dk[c] += p.scale * x * q[c]
+            dv[c] += pj * do[c]
+    if grads.b is not None and not row.nan:
+        _row_bounds(ctx, row, w, (do, q, vrows, krows, o, D, dP, dS, ds), grads)
+
+
+def _row_bounds(ctx: Context, row, w, parts, grads: _Grads):
+    """The row's share of each gradient element's bound (``bounds``' module docstring)."""
+    p, d, u, tiny = ctx.p, ctx.p.d, ctx.u, ctx.tiny
+    do, q, vrows, krows, o, D, dP, dS, ds = parts
+    rhos, R = bounds.rho(row, w, d, True)
+    dp_err = bounds.weight_errors(w, rhos, R, u, tiny)
+    B_o = [bounds.output_bound(w, rhos, R, [vr[c] for vr in vrows], u, tiny) for c in range(d)]
+    dD = u * d * sum((upper(do[c]) * upper(o[c]) for c in range(d)), ZERO)
+    dD += sum((upper(do[c]) * B_o[c] for c in range(d)), ZERO)
+    ds_err = []
+    for j, (vr, pj) in enumerate(zip(vrows, w.p, strict=True)):
+        d_dP = u * d * sum((upper(do[c]) * upper(vr[c]) for c in range(d)), ZERO)
+        d_dS = dp_err[j] * (upper(dP[j]) + upper(D)) + upper(pj) * (d_dP + dD) + u * upper(dS[j])
+        g_err = bounds.chain_error(row, j, p.softcap, d, u)
+        ds_err.append(d_dS * upper(w.g[j]) + upper(dS[j]) * g_err + u * upper(ds[j]))
+    n = len(row.keys)
+    for c in range(d):
+        err = p.scale * sum((e * upper(kr[c]) for e, kr in zip(ds_err, krows, strict=True)), ZERO)
+        mag = p.scale * sum((upper(x) * upper(kr[c]) for x, kr in zip(ds, krows, strict=True)), ZERO)
+        grads.b["q"][row.b, row.h, row.i, c] = (err, mag, n)
+    for j, e, x, pj, pe in zip(row.keys, ds_err, ds, w.p, dp_err, strict=True):
+        for c in range(d):
+            grads.add_bound("k", (row.b, row.g, j, c), p.scale * e * upper(q[c]), p.scale * upper(x) * upper(q[c]))
+            grads.add_bound("v", (row.b, row.g, j, c), pe * upper(do[c]), upper(pj) * upper(do[c]))
+
+
+def _flat(nested) -> list:
+    return [x for seq in nested for head in seq for pos in head for x in pos]
+
+
+def evaluate_backward(which: str):
+    """The evaluation of the gradient of ``which`` ("q", "k" or "v")."""
+
+    def evaluate(inputs, params, out_dtypes, rules):
+        fmt, s = output_spec(out_dtypes)
+        p, sk = flash_problem(inputs, params, backward=True)
+        ctx = Context(p, np.asarray(inputs[0]).dtype)
+        ctx.q = [[[[num(c) for c in r] for r in head] for head in seq] for seq in p.q]
+        ctx.k = [[[[num(c) for c in r] for r in head] for head in seq] for seq in p.k]
+        ctx.do = [[[[num(c) for c in r] for r in head] for head in seq] for seq in _do_rows(inputs[3], p)]
+        shape = (p.b, p.hq, p.sq, p.d) if which == "q" else (p.b, p.hkv, sk, p.d)
+        found: list = []
+
+        def pass_at(prec):
+            grads = _Grads(p, sk, with_bounds=not found)
+            for row in ctx.rows.values():
+                _row(ctx, row, prec, grads)
+            if not found:
+                found.append(grads.b[which])
+            return _flat(getattr(grads, which))
+
+        results = refine(pass_at, s)
+        terms = [_terms(found[0].get(at), ctx) for at in np.ndindex(*shape)]
+        return [float_output(results, fmt, shape, terms=object_array(terms, shape), acc_format=ctx.acc_name)]
+
+    evaluate.__name__ = f"flash_attn_backward_{which}"
+    return evaluate
+
+
+def _do_rows(do, p) -> list:
+    do = np.asarray(do)
+    if tuple(do.shape) != (p.b, p.hq, p.sq, p.d):
+        raise ValueError(f"do has shape {list(do.shape)}, but the op params say {[p.b, p.hq, p.sq, p.d]}")
+    return rows_of(do, 2)
+
+
+def _terms(entry, ctx: Context):
+    if entry is None:
+        return (1, ZERO)
+    err, mag, n = entry
+    return bounds.terms_of(bounds.sum_bound(err, mag, n, ctx.u, ctx.tiny), n, ctx.u)
