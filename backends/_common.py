@@ -135,6 +135,7 @@ def clamp_bounds(params: Mapping[str, Any]) -> tuple[float, float]:
 DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Where": (*FLOAT_DTYPES, "BOOL"),
     "Cast": (*FLOAT_DTYPES, "F8E4M3", "I32", "U32", "I64", "U8"),
+    "FusedSoftmaxCrossEntropy": (*FLOAT_DTYPES, "I64"),  # I64 targets
     **{kind: (*FLOAT_DTYPES, "U8", "U32", "I16", "I32", "I64") for kind in _move_params.MOVE_KINDS},
 }
 

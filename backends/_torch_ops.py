@@ -28,9 +28,11 @@ from backends._common import (
     single_dim,
 )
 from backends._torch_cast import TORCH_CAST
+from backends._torch_fused import TORCH_FUSED
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
 from backends._torch_norm import TORCH_NORM
+from backends._torch_scan import TORCH_SCAN
 
 
 @dataclass(frozen=True)
@@ -230,4 +232,6 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_CAST,
     **TORCH_MOVE,
     **TORCH_NORM,
+    **TORCH_SCAN,
+    **TORCH_FUSED,
 }

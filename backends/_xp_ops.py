@@ -25,9 +25,11 @@ from backends._common import (
     single_dim,
 )
 from backends._xp_cast import XP_CAST
+from backends._xp_fused import XP_FUSED
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
 from backends._xp_norm import XP_NORM
+from backends._xp_scan import XP_SCAN
 
 
 @dataclass(frozen=True)
@@ -289,4 +291,6 @@ XP_TABLE: dict[str, Entry] = {
     **XP_CAST,
     **XP_MOVE,
     **XP_NORM,
+    **XP_SCAN,
+    **XP_FUSED,
 }

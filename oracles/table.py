@@ -14,7 +14,17 @@ from oracles.opdef import OpDef
 
 
 def _families() -> tuple[Family, ...]:
-    from oracles.families import cast, cumsum, elementwise, lastdim, matmul, movement, reductions
+    from oracles.families import (
+        cast,
+        cumsum,
+        elementwise,
+        fused,
+        lastdim,
+        matmul,
+        movement,
+        reductions,
+        scans,
+    )
 
     return (
         elementwise.FAMILY,
@@ -24,6 +34,8 @@ def _families() -> tuple[Family, ...]:
         cast.FAMILY,
         movement.FAMILY,
         lastdim.FAMILY,
+        scans.FAMILY,
+        fused.FAMILY,
     )
 
 
