@@ -38,6 +38,14 @@ FAMILY_CASES = [
     ("broken_norm.py", "NoMaxShift", "softmax-norm.fkc.md", "log_softmax_last_dim_cpu", "F32"),
     ("broken_norm.py", "OnePassVariance", "softmax-norm.fkc.md", "layer_norm_last_dim_cpu", "F32"),
     ("broken_norm.py", "StorageAccumulation", "softmax-norm.fkc.md", "rms_norm_last_dim_cpu", "F16"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "selective_scan_cpu", "F32"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "selective_scan_cpu", "F16"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "ssd_chunk_scan_cpu", "F32"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "ssd_chunk_scan_cpu", "BF16"),
+    ("broken_fused.py", "RoundedProductLinear", "fused.fkc.md", "fused_linear_cpu", "BF16"),
+    ("broken_fused.py", "RoundedProductLinear", "fused.fkc.md", "fused_linear_cpu", "F16"),
+    ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "F32"),
+    ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "BF16"),
 ]
 
 

@@ -35,7 +35,7 @@ SEED_TWINS = (
 )
 # The families beyond the seeds, from the dispatch inventory.
 FAMILY_FILES = ("cast.fkc.md", "cumsum.fkc.md", "data-movement.fkc.md", "matmul.fkc.md",
-                "softmax-norm.fkc.md")
+                "softmax-norm.fkc.md", "scans.fkc.md", "fused.fkc.md")
 
 
 # --- helpers -------------------------------------------------------------------------------------

@@ -73,3 +73,23 @@ def contract():
     """(file, kernel) -> contract of the matmul and cumsum files."""
     get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
     return lambda file, kernel: get(kernel)
+
+
+@pytest.fixture(scope="session")
+def broken_scan():
+    return plugin("broken_scan.py")
+
+
+@pytest.fixture(scope="session")
+def scan_contract():
+    return by_kernel("scans.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_fused():
+    return plugin("broken_fused.py")
+
+
+@pytest.fixture(scope="session")
+def fused_contract():
+    return by_kernel("fused.fkc.md")

@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from numerics.formats import dtype_name
+from numerics.long_rows import draw_row, row_values, rows_of
 from numerics.rounding import float_spec
 from oracles.drawing import operand_span
 from oracles.families.matmul import draw as matmul_draw
@@ -24,6 +25,8 @@ from oracles.families.matmul.evaluate import _dot, _scaled, matmul_params, rhs_b
 from oracles.output import float_output, output_spec
 from oracles.shapes import as_floats, object_array
 from oracles.sums import acc_format
+
+MODERATE_K = (16, 64)
 
 
 def _columns(rhs_raw: list, ri: int, k: int, n: int) -> list[list[float]]:
@@ -69,23 +72,30 @@ def draw_shapes(draw, contract, opdef, budget):
 
 
 @st.composite
-def _long_linear(draw, contract, opdef, dtypes, longest, operand):
-    """MatMul's long k, and a bias that cancels the first row's product but for a small rest
-    (a product rounded to T before the bias is added is then off by many ulps of the result)."""
-    (a, b), params = draw(matmul_draw.long_case(contract, opdef, dtypes, longest, operand))
-    cancel = draw(st.booleans())
+def _long_linear(draw, contract, dtypes, longest: int, operand):
+    """One or two rows over a long k (or a moderate one: the bound grows with k, a product's
+    rounding to T does not): the lhs rows follow a long-row pattern (``numerics.long_rows``), the
+    rhs columns are random (so no product is exact in T), and the bias cancels the first row's
+    product but for a small rest (a product rounded to T before the bias is added is then off by
+    many ulps of the result)."""
+    k, pattern, value, rng = draw_row(draw, longest)
+    k = draw(st.sampled_from((k, *MODERATE_K)))
+    m, n = draw(st.integers(1, 2)), draw(st.integers(1, 2))
     rest = draw(st.sampled_from((1 / 64, 1 / 3, -1 / 8)))
+    a = draw(operand_span(operand, contract.inputs[0], dtypes[0], (m, k),
+                          lambda count: rows_of(pattern, count, k, dtypes[0], rng, value)))
+    b = draw(operand_span(operand, contract.inputs[1], dtypes[1], (k, n),
+                          lambda count: row_values("random", count, dtypes[1], rng, 1.0)))
     with np.errstate(all="ignore"):
         product = a[1].astype(np.float64)[0] @ b[1].astype(np.float64)
-    t = np.dtype(b[1].dtype)
 
     def fill(count: int) -> np.ndarray:
-        base = -product * (1 - rest / 16) if cancel else product * rest
-        return np.resize(base, count).astype(t)
+        with np.errstate(all="ignore"):
+            return np.resize(-product * (1 - rest / 16), count).astype(b[1].dtype)
 
-    bias = draw(operand_span(operand, contract.inputs[2], dtypes[2], (params["n"],), fill))
-    return [a, b, bias], params
+    bias = draw(operand_span(operand, contract.inputs[2], dtypes[2], (n,), fill))
+    return [a, b, bias], {"lhs_batch_dims": [], "rhs_batch_dims": [], "m": m, "n": n, "k": k}
 
 
 def long_case(contract, opdef, dtypes, longest, operand):
-    return _long_linear(contract, opdef, dtypes, longest, operand)
+    return _long_linear(contract, dtypes, longest, operand)
