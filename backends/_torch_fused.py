@@ -10,6 +10,7 @@ widens them, as the F32 output implies) and on float64 logits as they are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,9 +24,10 @@ def _fused_linear(env, args: Sequence[Any]):
         if ld != r and r:
             rhs = rhs.repeat_interleave(ld // r, dim=axis)
     m, k, n = int(p["m"]), int(p["k"]), int(p["n"])
-    batch = lhs.shape[:-2]
-    flat_lhs, flat_rhs = lhs.reshape(-1, m, k), rhs.reshape(-1, k, n)
-    out = torch.baddbmm(bias.expand(flat_lhs.shape[0], m, n), flat_lhs, flat_rhs)
+    batch = tuple(lhs.shape[:-2])
+    count = math.prod(batch)  # named: a -1 cannot be inferred for an empty operand
+    flat_lhs, flat_rhs = lhs.reshape(count, m, k), rhs.reshape(count, k, n)
+    out = torch.baddbmm(bias.expand(count, m, n), flat_lhs, flat_rhs)
     return out.reshape(*batch, m, n)
 
 

@@ -104,8 +104,8 @@ def build_lane(raw: RawLane, length: int, softplus: bool, chunk: int | None) -> 
         pairs = [readout(t, ns) for ns in members]
         net.append(tuple(p[0] for p in pairs))
         gross.append(tuple(p[1] for p in pairs))
-        spread.append(tuple(from_float(max(1.0, abs(raw.b[t][ns[0]])) * max(1.0, abs(x)), BOUND_PREC, UP)
-                            for ns in members))
+        spread.append(tuple(mpf_mul(_exact(max(1.0, abs(raw.b[t][ns[0]]))), _exact(max(1.0, abs(x))),
+                                    BOUND_PREC, UP) for ns in members))  # a binary64 product may overflow
     return Lane(steps=tuple(_exact(v) for v in raw.steps[:length]),
                 decay=tuple(_exact(raw.decay[ns[0]]) for ns in members),
                 drive=tuple(drive), net=tuple(net), gross=tuple(gross), spread=tuple(spread),
