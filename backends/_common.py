@@ -136,6 +136,7 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Where": (*FLOAT_DTYPES, "BOOL"),
     "PagedAttn": (*FLOAT_DTYPES, "U32"),  # the block table and context lengths
     "Cast": (*FLOAT_DTYPES, "F8E4M3", "I32", "U32", "I64", "U8"),
+    "FusedSoftmaxCrossEntropy": (*FLOAT_DTYPES, "I64"),  # I64 targets
     **{kind: (*FLOAT_DTYPES, "U8", "U32", "I16", "I32", "I64") for kind in _move_params.MOVE_KINDS},
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax

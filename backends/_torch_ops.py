@@ -31,11 +31,13 @@ from backends._torch_attn import TORCH_ATTN
 from backends._torch_backward import TORCH_BACKWARD
 from backends._torch_cast import TORCH_CAST
 from backends._torch_conv import TORCH_CONV
+from backends._torch_fused import TORCH_FUSED
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
 from backends._torch_norm import TORCH_NORM
 from backends._torch_pad import TORCH_PAD
 from backends._torch_quant import TORCH_QUANT
+from backends._torch_scan import TORCH_SCAN
 
 
 @dataclass(frozen=True)
@@ -240,4 +242,6 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_CONV,
     **TORCH_PAD,
     **TORCH_ATTN,
+    **TORCH_SCAN,
+    **TORCH_FUSED,
 }

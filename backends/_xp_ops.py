@@ -28,11 +28,13 @@ from backends._xp_attn import XP_ATTN
 from backends._xp_backward import XP_BACKWARD
 from backends._xp_cast import XP_CAST
 from backends._xp_conv import XP_CONV
+from backends._xp_fused import XP_FUSED
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
 from backends._xp_norm import XP_NORM
 from backends._xp_pad import XP_PAD
 from backends._xp_quant import XP_QUANT
+from backends._xp_scan import XP_SCAN
 
 
 @dataclass(frozen=True)
@@ -299,4 +301,6 @@ XP_TABLE: dict[str, Entry] = {
     **XP_CONV,
     **XP_PAD,
     **XP_ATTN,
+    **XP_SCAN,
+    **XP_FUSED,
 }

@@ -76,6 +76,14 @@ FAMILY_CASES = [
     ("broken_attn.py", "BackwardSignError", "attention.fkc.md", "flash_attn_backward_k_alibi_cpu", "F16"),
     ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_cpu", "F32"),
     ("broken_attn.py", "PagedContextOffByOne", "attention.fkc.md", "paged_attn_alibi_cpu", "F64"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "selective_scan_cpu", "F32"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "selective_scan_cpu", "F16"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "ssd_chunk_scan_cpu", "F32"),
+    ("broken_scan.py", "Bf16State", "scans.fkc.md", "ssd_chunk_scan_cpu", "BF16"),
+    ("broken_fused.py", "RoundedProductLinear", "fused.fkc.md", "fused_linear_cpu", "BF16"),
+    ("broken_fused.py", "RoundedProductLinear", "fused.fkc.md", "fused_linear_cpu", "F16"),
+    ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "F32"),
+    ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "BF16"),
 ]
 
 

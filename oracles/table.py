@@ -21,6 +21,7 @@ def _families() -> tuple[Family, ...]:
         conv,
         cumsum,
         elementwise,
+        fused,
         lastdim,
         matmul,
         movement,
@@ -28,6 +29,7 @@ def _families() -> tuple[Family, ...]:
         quant,
         reductions,
         rope,
+        scans,
     )
 
     return (
@@ -44,6 +46,8 @@ def _families() -> tuple[Family, ...]:
         conv.FAMILY,
         pad.FAMILY,
         attention.FAMILY,
+        scans.FAMILY,
+        fused.FAMILY,
     )
 
 

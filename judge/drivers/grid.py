@@ -47,7 +47,7 @@ def _shape(rank: int, count: int, rows: int) -> tuple[int, ...]:
 def _case(contract: Contract, dtype: str, dtypes: tuple[str, ...], flat: list[np.ndarray],
           shape: tuple[int, ...]) -> Case:
     views, values = [], []
-    for spec, dt, v in zip(contract.inputs, dtypes, flat, strict=True):
+    for _spec, dt, v in zip(contract.inputs, dtypes, flat, strict=True):
         stored = np.ascontiguousarray(v).reshape(shape)
         views.append(build_view(stored, shape, CONTIGUOUS, dt))
         values.append(stored.copy())

@@ -112,3 +112,21 @@ def broken_attn():
 @pytest.fixture(scope="session")
 def attn_contract():
     return by_kernel("attention.fkc.md")
+
+def broken_scan():
+    return plugin("broken_scan.py")
+
+
+@pytest.fixture(scope="session")
+def scan_contract():
+    return by_kernel("scans.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_fused():
+    return plugin("broken_fused.py")
+
+
+@pytest.fixture(scope="session")
+def fused_contract():
+    return by_kernel("fused.fkc.md")
