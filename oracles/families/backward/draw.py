@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from numerics.arrays import Generator, generator, pick, softmax_rows
 from numerics.long_rows import PATTERNS, draw_row, row_values
 from numerics.values import SEED
 from oracles.drawing import free_shapes, operand_span
@@ -37,28 +38,17 @@ def gradient_hints(fmt):
     return [0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 1024.0]
 
 
-def _last_rows(a: np.ndarray) -> np.ndarray:
-    return a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
-
-
-def _softmax_of(z: np.ndarray, log: bool) -> np.ndarray:
-    rows = _last_rows(z)
-    shifted = rows - rows.max(axis=-1, keepdims=True)
-    total = np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-    return (shifted - total if log else np.exp(shifted - total)).reshape(z.shape)
-
-
-def _forward_values(op_kind: str, i: int, shape, rng: np.random.Generator, choice: int) -> np.ndarray:
+def _forward_values(op_kind: str, i: int, shape, rng: Generator, choice: int) -> np.ndarray:
     """Float64 values of operand i as a forward pass would hand them to the backward."""
     scale = SCALES[choice % len(SCALES)]
     if i == 1 or 0 in shape:  # the upstream gradient
         return rng.normal(0.0, 1.0, shape) * scale
     if op_kind in ("SoftmaxLastDimBackward", "LogSoftmaxLastDimBackward"):
         logits = rng.normal(0.0, 1.0 + 3 * (choice % 3), shape)
-        return _softmax_of(logits, op_kind == "LogSoftmaxLastDimBackward")
+        return softmax_rows(logits, op_kind == "LogSoftmaxLastDimBackward")
     if op_kind == "PowIElementwiseBackward":
         x = rng.uniform(-2.0, 2.0, shape)
-        return np.where(rng.random(shape) < 0.1, 0.0, x)
+        return pick(x, rng.random(shape) < 0.1, np.zeros(shape))
     return OFFSETS[choice % len(OFFSETS)] + rng.normal(0.0, 1.0, shape) * scale
 
 
@@ -67,7 +57,7 @@ def _forward_operand(op_kind: str, i: int, dtype: str, shape):
 
     t = get_format(dtype).numpy_dtype
     return st.builds(
-        lambda seed, choice: _forward_values(op_kind, i, tuple(shape), np.random.default_rng(seed), choice).astype(t),
+        lambda seed, choice: _forward_values(op_kind, i, tuple(shape), generator(seed), choice).astype(t),
         SEED, st.integers(0, 59))
 
 

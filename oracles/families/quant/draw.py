@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from numerics.arrays import Generator, generator
 from numerics.values import SEED
 from oracles.families.quant.gguf import LAYOUTS, QUANT_TYPES, row_bytes
 
@@ -25,7 +26,7 @@ F16_SPECIAL = (0x7E00, 0x7C00, 0xFC00)  # NaN, +inf, -inf
 F32_SPECIAL = (0x7FC00000, 0x7F800000, 0xFF800000)
 
 
-def _scale_bits(regime: str, count: int, rng: np.random.Generator, f32: bool) -> np.ndarray:
+def _scale_bits(regime: str, count: int, rng: Generator, f32: bool) -> np.ndarray:
     """``count`` scale bit patterns (binary16, or binary32 for ``f32``) of one regime."""
     t, bits = (np.float32, np.uint32) if f32 else (np.float16, np.uint16)
     ordinary = (rng.uniform(0.5, 1.0, count) * 2.0 ** rng.integers(-12, 2, count)
@@ -40,7 +41,7 @@ def _scale_bits(regime: str, count: int, rng: np.random.Generator, f32: bool) ->
     return np.choose(pick, [ordinary, zero, sub, extreme, special]).astype(bits)
 
 
-def gguf_weight_bytes(kind: str, n: int, k: int, rng: np.random.Generator, regime: str) -> bytes:
+def gguf_weight_bytes(kind: str, n: int, k: int, rng: Generator, regime: str) -> bytes:
     """n rows of k weights as GGUF blocks: random quant bits, scales of ``regime``."""
     per, size = LAYOUTS[kind]
     blocks = n * k // per
@@ -51,13 +52,13 @@ def gguf_weight_bytes(kind: str, n: int, k: int, rng: np.random.Generator, regim
 
 
 def _words(kind: str, n: int, k: int, seed: int, regime: int) -> np.ndarray:
-    raw = gguf_weight_bytes(kind, n, k, np.random.default_rng(seed), REGIMES[regime])
+    raw = gguf_weight_bytes(kind, n, k, generator(seed), REGIMES[regime])
     raw += bytes(-len(raw) % 4)  # the stream's tail word is padded with zeros
     return np.frombuffer(raw, "<u4").astype(np.uint32)
 
 
 def _absmax(shape, seed: int, regime: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     count = int(np.prod(shape))
     return _scale_bits(REGIMES[regime], count, rng, True).view(np.float32).reshape(shape)
 
@@ -72,12 +73,12 @@ def draw_input(opdef, i, dtype, shapes, params):
     regimes = st.integers(0, len(REGIMES) - 1)
     if i == 0:
         t = get_format(dtype).numpy_dtype
-        ordinary = st.builds(lambda seed: np.random.default_rng(seed).normal(0, 1, shape).astype(t), SEED)
+        ordinary = st.builds(lambda seed: generator(seed).normal(0, 1, shape).astype(t), SEED)
         return st.one_of(ordinary, value_array(dtype, shape, (0.0, 1.0, -1.0, 0.5)))
     if opdef.op_kind == "QMatMul":
         return st.builds(lambda seed, r: _words(params["quant_type"], n, k, seed, r), SEED, regimes)
     if i == 1:
-        return st.builds(lambda seed: np.random.default_rng(seed).integers(0, 256, shape, dtype=np.uint8), SEED)
+        return st.builds(lambda seed: generator(seed).integers(0, 256, shape, dtype=np.uint8), SEED)
     return st.builds(lambda seed, r: _absmax(shape, seed, r), SEED, regimes)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from numerics.arrays import finite_within, signed_magnitudes
 from numerics.formats import get_format
 from numerics.long_rows import draw_row, rows_of
 from numerics.rounding import decode_float, float_spec
@@ -86,11 +87,7 @@ def domain_values(arr: np.ndarray, dtype: str, sign: str) -> np.ndarray:
     big = decode_float(s.inf_mag - 1, s)
     with np.errstate(invalid="ignore"):
         v = arr.astype(np.float64)
-        v = np.where(np.isinf(v), np.copysign(big, v), v)
-        if sign == "nonneg":
-            v = np.abs(v)
-        elif sign == "nonpos":
-            v = -np.abs(v)
+        v = signed_magnitudes(finite_within(v, big), sign)
         return v.astype(get_format(dtype).numpy_dtype)
 
 
