@@ -105,6 +105,8 @@ def conv_contract():
     """kernel -> contract of the rope, convolution and pad files."""
     return by_kernel("rope.fkc.md", "conv.fkc.md", "pad.fkc.md")
 
+
+@pytest.fixture(scope="session")
 def broken_attn():
     return plugin("broken_attn.py")
 
@@ -113,6 +115,8 @@ def broken_attn():
 def attn_contract():
     return by_kernel("attention.fkc.md")
 
+
+@pytest.fixture(scope="session")
 def broken_scan():
     return plugin("broken_scan.py")
 
