@@ -66,8 +66,10 @@ def variants(count: int) -> list[Variant]:
 
 @dataclass
 class Invariance:
-    """The check over one item's cases: ``budget`` cases where it is only reported; every case
-    where the contract declares it (a failure then shrinks like any other)."""
+    """The check over one item's cases: ``budget`` short cases and ``budget`` long ones where it
+    is only reported (a long row is where a kernel switches tiling or splits its sum, and the
+    short cases come first); every case where the contract declares it (a failure then shrinks
+    like any other)."""
 
     contract: object
     backend: object
@@ -75,6 +77,7 @@ class Invariance:
     family: object
     budget: int
     checked: int = 0
+    checked_long: int = 0
     varies: str = ""  # how the first counterexample showed it
     case: object = None  # that case (judge.cases.Case)
     untested: str = ""  # why a case's variants could not be run
@@ -83,13 +86,15 @@ class Invariance:
     def declared(self) -> bool:
         return bool(self.contract.precision.batch_invariant)
 
-    def wants(self) -> bool:
-        return self.declared or (not self.varies and self.checked < self.budget)
+    def wants(self, long: bool = False) -> bool:
+        used = self.checked_long if long else self.checked - self.checked_long
+        return self.declared or (not self.varies and used < self.budget)
 
     def check(self, case) -> Finding | None:
         """Run ``case``'s variants; a ``batch_invariant`` finding where the contract declares
         the property and the row's bits change (else None; the property is kept either way)."""
-        if not self.wants():
+        long = bool(getattr(case, "long", False))
+        if not self.wants(long):
             return None
         rows = self.family.batch_rows(self.contract, self.opdef, [v.shape for v in case.values],
                                       dict(case.params))
@@ -100,6 +105,7 @@ class Invariance:
         if outputs is None:
             return None
         self.checked += 1
+        self.checked_long += long
         how = _difference(rows, variants(count), outputs, self.dtypes(case),
                           self.contract.determinism)
         if how is None:

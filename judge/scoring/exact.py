@@ -13,6 +13,8 @@ from fractions import Fraction
 import numpy as np
 
 from judge.executor import Finding
+from judge.scoring.bound_use import BoundUse
+from judge.scoring.bound_use import as_float as _f
 from judge.scoring.describe import bits_dtype, describe_bits
 from judge.scoring.rules import (
     MAX_REPORTED,
@@ -43,14 +45,6 @@ class Score(Counts):
     def aim(self) -> list[int]:
         """The distances the search aims at: every measured one and the admitted ones'."""
         return self.ulp + [self.admitted_ulp] if self.admitted_ulp >= 0 else self.ulp
-
-
-def _f(x) -> float:
-    """float() of an exact value, saturating to ±inf beyond F64's range instead of raising."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
 
 
 def _input_at(values: tuple[np.ndarray, ...], names: tuple[str, ...], index, out_shape,
@@ -189,7 +183,7 @@ def _score_floats(out: _Output, oracle_out, score: Score) -> None:
     exact = oracle_out.exact.reshape(-1) if oracle_out.exact is not None else None
     terms = oracle_out.terms.reshape(-1) if oracle_out.terms is not None else None
     same_l, dist_l, obs_l, exp_l = same.tolist(), dist.tolist(), obs_f.tolist(), exp_f.tolist()
-    use = _BoundUse(out, oracle_out.acc_format) if out.kind != "exact" else None
+    use = BoundUse(out, oracle_out.acc_format) if out.kind != "exact" else None
     for i in np.flatnonzero(~obs_nan & ~exp_nan).tolist():
         ex = exact[i] if exact is not None else None
         term = terms[i] if terms is not None else None
@@ -337,57 +331,6 @@ def _judge_reduction(out: _Output, i: int, exq, err, terms, acc_format, check, n
         out.fail(check("reduction_bound"), i, f"{named}|error| {_f(err) if err is not None else 'inf'} > derived bound "
                  f"(n-1)·u_acc·Σ|x|+ulp = {_f(bound):.3g} (n={count}, accumulator {acc.name})"
                  + out.note("order"))
-
-
-class _BoundUse:
-    """The fraction of its bound each element uses (|error| / bound, in floats: a measurement
-    for the report and for ``judge propose``, never a verdict), its maximum kept in the score.
-
-    The bound is the one ``bound_kind`` holds the element to: the declared ones (the largest
-    share of max_ulp, max_absolute or max_relative), the reduction bound of its terms, or the
-    sanity bound. Where ULP is meaningless (a tiny result beside large terms) this still reads
-    as what decided the verdict: 0.3 is a third of the bound, 1 its edge."""
-
-    def __init__(self, out: _Output, acc_format):
-        self.kind, self.fmt, self.precision = out.kind, out.fmt, out.contract.precision
-        self.mean = out.opdef.reduction_bound == "mean"
-        self.u = 2.0 ** -get_format(acc_format or out.fmt.name).precision
-
-    def add(self, score: Score, d: int | None, ex, err: float, terms) -> None:
-        exact = abs(_f(ex)) if ex is not None else 0.0
-        used = self._declared(d, err, exact) if self.kind == "declared" else err / self._bound(exact, terms)
-        if used == used:
-            score.bound_used = used if score.bound_used is None else max(score.bound_used, used)
-
-    def _bound(self, exact: float, terms) -> float:
-        if self.kind == "reduction" and terms is not None:
-            count, abs_sum = _f(terms[0]), _f(terms[1])  # a row op's count can pass F64's range
-            spread = max(count - 1.0, 0.0) * self.u * abs_sum
-            return spread / (count if self.mean and count else 1.0) + _ulp_float(exact, self.fmt)
-        return sanity_factor(self.fmt) * max(1.0, exact)
-
-    def _declared(self, d: int | None, err: float, exact: float) -> float:
-        p, shares = self.precision, []
-        if p.max_ulp is not None and d is not None:
-            shares.append(_share(d, p.max_ulp))
-        if p.max_absolute is not None:
-            shares.append(_share(err, p.max_absolute))
-        if p.max_relative is not None and exact:
-            shares.append(_share(err / exact, p.max_relative))
-        return max(shares, default=math.nan)
-
-
-def _share(value: float, bound: float) -> float:
-    """value / bound, a zero bound used fully by any error (and not at all by none)."""
-    if bound:
-        return value / bound
-    return math.inf if value else 0.0
-
-
-def _ulp_float(x: float, fmt: Format) -> float:
-    """ulp_F(|x|) as a float (``numerics.ulp.ulp_of`` without Fractions)."""
-    e = math.frexp(x)[1] - 1 if x else fmt.emin
-    return math.ldexp(1.0, max(e, fmt.emin) - fmt.precision + 1)
 
 
 def _admitted(oracle_out, obs_f: np.ndarray, n: int) -> np.ndarray:

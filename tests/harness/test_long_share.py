@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import judge.runner as runner
+import judge.drivers.search as search
 from judge.profiles import get_profile
 from judge.runner import Item, run_item
 
@@ -46,13 +46,13 @@ def _pattern(row: np.ndarray) -> str:
 
 def _cases(monkeypatch, contract, backend, dtype):
     seen = []
-    judge = runner.judge_case
+    judge = search.judge_case
 
     def spy(contract, backend, case, opdef, *, repeats):
         seen.append(case)
         return judge(contract, backend, case, opdef, repeats=repeats)
 
-    monkeypatch.setattr(runner, "judge_case", spy)
+    monkeypatch.setattr(search, "judge_case", spy)
     row = run_item(Item(contract, backend, dtype), get_profile("ci")).row
     return row, [c for c in seen if c.long], [c for c in seen if not c.long]
 

@@ -93,9 +93,11 @@ def test_each_fast_path_call_takes_the_path_the_audit_counts_it_under(suite):
 
     names = {"contiguous": "all_inputs_contiguous", "strided": "any_input_strided",
              "broadcast": "any_input_broadcast"}
+    import oracles
+
     seen = set()
     for contract in suite:
-        if contract.op_kind in TIED_SHAPES:
+        if contract.op_kind in TIED_SHAPES or oracles.family_of(contract.op_kind).size_plan is None:
             continue
         for path in paths_for(contract):
             call = make_call(contract, plan_call(contract, contract.dtype_fan[0], 256), path=path)

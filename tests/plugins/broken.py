@@ -279,8 +279,9 @@ class ErfGelu(MiniCpu):
 
 
 class RepeatsOneUlp(MiniCpu):
-    """Every second call returns each nonzero finite result one ulp nearer zero: a result that
-    varies by exactly one ULP between repeats of identical inputs."""
+    """Every second call returns each normal finite result one ulp nearer zero: a result that
+    varies by exactly one ULP between repeats of identical inputs (a subnormal stays, so no
+    repeat reads as a flush)."""
 
     name = "repeats-one-ulp"
     calls = 0
@@ -291,7 +292,8 @@ class RepeatsOneUlp(MiniCpu):
         if type(self).calls % 2 == 0 and r.size:
             flat = r.reshape(-1)
             bits = flat.view(np.dtype(f"u{flat.dtype.itemsize}"))
-            nudge = np.isfinite(flat.astype(np.float64)) & (flat != 0)
+            wide = np.abs(flat.astype(np.float64))
+            nudge = np.isfinite(wide) & (wide >= float(ml_dtypes.finfo(flat.dtype).tiny))
             bits[nudge] -= 1  # the magnitude's bits one lower: one ulp toward zero
         return r
 
