@@ -15,6 +15,7 @@ import scan_mpfr
 import oracles
 from numerics.formats import get_format
 from numerics.rounding import array_to_bits
+from numerics.ulp import as_fraction
 
 FORMATS = ["F32", "F64", "BF16", "F16"]
 
@@ -161,3 +162,46 @@ def test_params_must_match_the_operands():
     with pytest.raises(ValueError, match="shape"):
         oracles.evaluate("SelectiveScan", sel, {"batch": 2, "seqlen": 5, "dim": 2, "dstate": 3,
                                                 "delta_softplus": False}, ["F32"], {})
+
+
+def test_extreme_steps_and_decays_stay_cheap_and_scorable():
+    """Steps and decays near the format's range make terms like e^(-10^308) (a huge step times
+    a decay; softplus of a huge negative step): the oracle rounds such outputs without forming
+    them exactly, and the exact values it reports are small enough for the scorer's Fractions."""
+    big, tiny = 1.7976931348623157e308, 5e-324
+    cases = [  # (inputs, softplus): the ci search's failing case, then the worst of a stress run
+        ([[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]], [[[-big, -6.7e-3, tiny], [-6.0, -6.0, 3.9e-3]]],
+         [[-0.0], [-0.0], [-0.0]], [[[1.04], [-0.0635]]], [[[-1.0], [-1.0]]], True),
+        ([[[-1.0]]], [[[-1e10]]], [[-big, -big]], [[[-1e10, -3.0]]], [[[-2.2e-308, 0.0]]], True),
+        ([[[3.0]]], [[[-big]]], [[-tiny, -3.0]], [[[big, -big]]], [[[-0.0, 3.0]]], True),
+        ([[[1.0], [1.0]]], [[[1e10], [1e5]]], [[-1e10]], [[[1.0], [1.0]]], [[[1.0], [1.0]]], False),
+    ]
+    for *operands, softplus in cases:
+        out = _selective([np.asarray(v, np.float64) for v in operands], softplus)
+        for ex in out.exact.reshape(-1):
+            assert abs(as_fraction(ex).denominator).bit_length() < 40000
+    # channels 0 and 1 cancel exactly, channel 2 leaves e^(-1e310): y_1 ~ 2^(-1.4e310) beside an
+    # error bound near 2^(-60) (an exact y_1 - E shifted a mantissa by 1.4e310 bits)
+    cancel = _selective([np.ones((1, 2, 1)), np.array([[[1.0], [1e10]]]), np.array([[0.0, 0.0, -1e300]]),
+                         np.array([[[1.0, -1.0, 1.0], [1.0, -1.0, 0.0]]]), np.ones((1, 2, 3))], False)
+    assert cancel.expected.ravel().tolist() == [1.0, 0.0]
+    x = np.array([[[[1.0]], [[1.0]]]])
+    ssd = _ssd([x, np.array([[[1e10], [1e5]]]), np.array([-1e10]), np.ones((1, 2, 1, 2)),
+                np.ones((1, 2, 1, 2))], 1)
+    assert ssd.expected.ravel().tolist() == [2e10, 2e5]
+
+
+@pytest.mark.parametrize("decay", [-60.0, -200.0, -3e38])
+def test_a_boundary_with_a_vanishing_tail_rounds_towards_the_tail(decay):
+    """y_1 = (1 + 2^-12)^2 ± e^(decay): the rational part is an F32 midpoint (1 + 2^-11 + 2^-24)
+    and the rest, e^(-3e38) at the extreme, decides the rounding by its sign alone."""
+    v = np.float32(1 + 2.0**-12)
+    for sign, ulps in ((1.0, 4097), (-1.0, 4096)):
+        inputs = [np.array([[[sign], [v]]], np.float32), np.ones((1, 2, 1), np.float32),
+                  np.array([[decay]], np.float32), np.array([[[1.0], [v]]], np.float32),
+                  np.ones((1, 2, 1), np.float32)]
+        out = _selective(inputs, False)
+        assert (float(out.expected[0, 1, 0]) - 1) * 2**23 == ulps
+        if decay > -1000:
+            want = scan_mpfr.selective(*inputs, False)[0, 1, 0]
+            assert scan_mpfr.to_bits(want, "F32") == _bits(out, "F32")[1]
