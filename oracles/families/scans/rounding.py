@@ -82,12 +82,12 @@ def round_raw(t: tuple, s: FloatSpec) -> int:
 
 def decide(y: tuple, e: tuple, s: FloatSpec) -> int | None:
     """The bits every value within e of y rounds to, a zero where all of them round to a zero,
-    or None. y − e is rounded down and y + e up (rounding is monotone, so a widened interval
-    that rounds to one value proves the exact one does), at a precision past both operands'
-    mantissas: exact where their exponents are close, a sticky perturbation where they are far
-    apart (mpmath then never shifts a mantissa by the whole distance)."""
+    or None. y − e is rounded towards −∞ and y + e towards +∞ (rounding is monotone, so a
+    widened interval that rounds to one value proves the exact one does), at a precision past
+    both operands' mantissas: exact where their exponents are close, a sticky perturbation where
+    they are far apart (mpmath then never shifts a mantissa by the whole distance)."""
     prec = max(y[3], e[3], s.p) + 64
-    lo, hi = round_raw(mpf_sub(y, e, prec, "d"), s), round_raw(mpf_add(y, e, prec, "u"), s)
+    lo, hi = round_raw(mpf_sub(y, e, prec, "f"), s), round_raw(mpf_add(y, e, prec, "c"), s)
     if lo == hi:
         return lo
     magnitude = s.sign_bit - 1
@@ -201,9 +201,9 @@ def _negligible_tail(terms: dict[Fraction, Fraction], s: FloatSpec) -> tuple | N
     Q_0 is dyadic (sums of products of floats), an odd multiple of 2^k; every boundary of the
     rounding into ``s`` (a midpoint, the overflow threshold) is a multiple of 2^(qmin − 1); with
     m = min(k, qmin − 1), a boundary other than Q_0 lies at least 2^m from it. |T| ≤ Σ|Q_R|·e^top
-    (top the largest R), bounded above here; where that is below 2^(m − 2), y and
-    Q_0 + sign(T)·2^(m − 2) lie in the same open interval of width 2^m next to Q_0, free of
-    boundaries, and round alike. T ≠ 0 (Lindemann–Weierstrass), its sign that of
+    (top the largest R), bounded above here (top < 0 rounded towards +∞, every positive factor
+    away from zero); where that is below 2^(m − 2), y and Q_0 + sign(T)·2^(m − 2) lie in the
+    same open interval of width 2^m next to Q_0, free of boundaries, and round alike. T ≠ 0 (Lindemann–Weierstrass), its sign that of
     S = Σ Q_R·e^(R − top) (T = e^top·S), decided by a Ziv loop on S."""
     q0 = terms[0]
     k = _low_bit(q0)
@@ -214,7 +214,7 @@ def _negligible_tail(terms: dict[Fraction, Fraction], s: FloatSpec) -> tuple | N
     top = max(tail)
     size = sum((abs(q) for q in tail.values()), Fraction(0))
     bound = mpf_mul(from_rational(size.numerator, size.denominator, 64, "u"),
-                    mpf_exp(from_rational(top.numerator, top.denominator, 64, "u"), 64, "u"), 64, "u")
+                    mpf_exp(from_rational(top.numerator, top.denominator, 64, "c"), 64, "u"), 64, "u")
     bound = mpf_add(bound, mpf_shift(bound, -20), 64, "u")  # a margin over exp's own rounding
     if mpf_cmp(bound, mpf_shift(fone, m - 2)) >= 0:
         return None
