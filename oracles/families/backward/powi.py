@@ -37,6 +37,8 @@ from oracles.shapes import as_floats, broadcast, object_array
 from oracles.sums import acc_format
 
 FAR = 1 << 14  # |log2 x^k| beyond this: x^k is far outside every format (and every Fraction's reach)
+EXACT_BITS = 1 << 16  # a power whose exact digits would pass this many bits is bracketed instead
+SLACK = 8  # bits of a bracket's precision given up to mpmath's integer power (within a few ulp)
 
 
 def _power(x: float, k: int):
@@ -60,7 +62,47 @@ def _magnitude_power(m: Fraction, k: int) -> Fraction:
     magnitude = k * (math.log2(m.numerator) - math.log2(m.denominator))
     if abs(magnitude) > FAR:
         return Fraction(1 << FAR) if magnitude > 0 else Fraction(1, 1 << FAR)
+    if _too_long(m, k):  # (1 + 2^-23)^(2^31) is about e^256 but has 2^36 digits
+        return _bracket(m, k, 192)[0]
     return m**k
+
+
+def _too_long(m: Fraction, k: int) -> bool:
+    return abs(k) * max(m.numerator.bit_length(), m.denominator.bit_length()) > EXACT_BITS
+
+
+def _bracket(m: Fraction, k: int, prec: int) -> tuple[Fraction, Fraction]:
+    """lo ≤ m^k ≤ hi for a rational m > 0, both within 2^(SLACK − prec) of it relatively: mpmath's
+    integer powers rounded down and up, each widened by 2^(SLACK − prec)."""
+    from mpmath.libmp import from_int, mpf_div, mpf_pow_int, to_man_exp
+
+    a, b = (m.numerator, m.denominator) if k > 0 else (m.denominator, m.numerator)
+    n = abs(k)
+    lo = mpf_div(mpf_pow_int(from_int(a), n, prec, "f"), mpf_pow_int(from_int(b), n, prec, "c"), prec, "f")
+    hi = mpf_div(mpf_pow_int(from_int(a), n, prec, "c"), mpf_pow_int(from_int(b), n, prec, "f"), prec, "c")
+    slack = Fraction(1, 1 << (prec - SLACK))
+
+    def exact(v) -> Fraction:
+        man, exp = to_man_exp(v)
+        return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+
+    return exact(lo) * (1 - slack), exact(hi) * (1 + slack)
+
+
+def _settled(g: Fraction, n: int, x: float, k: int, s: FloatSpec):
+    """(box, grad) of g·n·x^k where x^k has too many digits to form: its bracket narrowed until
+    both ends round to the same bits (they must: an odd integer's huge power is no tie nor a
+    float), the lower end standing in for the exact value."""
+    from oracles.ziv import RoundingUndecided
+
+    sign = -1 if k % 2 == 1 and x < 0 else 1
+    for prec in (192, 384, 768, 1536, 3072, 6144):
+        lo, hi = _bracket(abs(Fraction(x)), k, prec)
+        ends = [g * n * sign * p for p in (lo, hi)]
+        boxes = [c.box(v, s) for v in ends]
+        if boxes[0][0] == boxes[1][0]:
+            return boxes[0], ends[0]
+    raise RoundingUndecided(f"PowI backward: x^{k} for x = {x!r} not settled at 6144 bits")
 
 
 def _partials(x: Fraction, g: Fraction | None, n: int, k: int) -> list[Fraction]:
@@ -84,6 +126,9 @@ def powi_backward_element(x: float, g: float, n: int, s: FloatSpec, acc: FloatSp
     p = Fraction(1) if k == 0 else _power(x, k)
     grad = c.mul(c.mul(c.value(g), Fraction(n)), p)
     result = c.box(grad, s)
+    if (isinstance(grad, Fraction) and grad and math.isfinite(x) and _too_long(abs(Fraction(x)), k)
+            and abs(k * math.log2(abs(x))) <= FAR):
+        result, grad = _settled(Fraction(g), n, x, k, s)
     if c.is_special(grad):
         if math.isinf(g) and k and x != 0 and math.isfinite(x) and c.escapes(
                 [m for m in _partials(Fraction(x), None, n, k) if m < 1], acc):

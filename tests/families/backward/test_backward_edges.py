@@ -111,3 +111,27 @@ def test_rationals_beyond_f64_are_never_converted():
     assert common.total([big, -INF]) == -INF
     assert powi._magnitude_power(1 / Fraction(5e-324), 3) == Fraction(2) ** 3222
     assert powi._magnitude_power(1 / Fraction(5e-324), 20) == Fraction(2) ** (1 << 14)
+
+
+@pytest.mark.parametrize("x, n", [(1 + 2.0**-23, 100001), (-(1 + 2.0**-23), 100002), (0.99999994039535522, 65537),
+                                  (1 + 2.0**-23, 2147483646), (-(1 + 2.0**-23), -2147483646)])
+def test_powi_backward_of_a_huge_exponent_is_bracketed_not_formed(x, n):
+    """x^(n-1) of an x near 1 stays in range while its exact digits would number 2^36 (the shrinker
+    met it at an i32 exponent boundary and the worker grew past 6 GB): the reference brackets it
+    and rounds once, as MPFR-grade mpmath at 2000 bits does."""
+    import time
+
+    import mpmath
+
+    from numerics.rounding import float_spec
+    from oracles.families.backward.powi import powi_backward_element
+
+    t0 = time.perf_counter()
+    result, _ = powi_backward_element(x, 0.125, n, float_spec("F32"), float_spec("F32"))
+    bits = result[0]
+    assert time.perf_counter() - t0 < 5
+    with mpmath.workprec(2000):
+        ref = mpmath.mpf(0.125) * n * mpmath.mpf(x) ** (n - 1)
+        want = np.asarray(float(ref), np.float64).astype(np.float32) if abs(ref) < 2**128 else None
+    if want is not None and np.isfinite(want):
+        assert bits == int(want.view(np.uint32))
