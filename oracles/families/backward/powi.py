@@ -84,6 +84,7 @@ def _bracket(m: Fraction, k: int, prec: int) -> tuple[Fraction, Fraction]:
 
     def exact(v) -> Fraction:
         man, exp = to_man_exp(v)
+        man, exp = int(man), int(exp)  # mpmath's gmpy backend hands out mpz
         return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
 
     return exact(lo) * (1 - slack), exact(hi) * (1 + slack)
