@@ -210,11 +210,18 @@ def draw_input(opdef, i: int, dtype: str, shapes: Sequence[tuple[int, ...]], par
 
 
 def fill_bits(dtype: str):
-    """One fill element's bits (``numerics.values.param_bits``): as often special as an
-    array's elements, NaN payloads included."""
-    from numerics.values import param_bits
+    """One fill element's bits: a signed zero (−0.0 first: its sign is what a memset fast path
+    loses, and where shrinking leads), a NaN with a payload (what a trip through another float
+    format loses), or ``numerics.values.param_bits`` (as often special as an array's elements),
+    each a third of the time."""
+    from numerics.formats import get_format
+    from numerics.values import nan_payload_bits, param_bits
 
-    return param_bits(dtype)
+    fmt = get_format(dtype)
+    if not fmt.is_float:
+        return param_bits(dtype)
+    return st.one_of(st.sampled_from((1 << (fmt.bits - 1), 0)), st.sampled_from(nan_payload_bits(dtype)),
+                     param_bits(dtype))
 
 
 @st.composite
