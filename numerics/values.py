@@ -32,6 +32,17 @@ POISON_BITS = {
 }
 
 
+def reserved_bits(name: str) -> tuple[int, ...]:
+    """Bits no input holds: the poison and, for a float format whose poison is a quiet NaN, the
+    signalling NaN a copy through another format quiets into it (torch's F16 gather turns
+    0x7CA5 into 0x7EA5, which would read as an unwritten element)."""
+    fmt = get_format(name)
+    poison = POISON_BITS[name]
+    if fmt.is_float and name != "F8E4M3":
+        return (poison, poison & ~(1 << (fmt.precision - 2)))
+    return (poison,)
+
+
 def to_bits(values, fmt: Format) -> np.ndarray:
     """Round Python floats into ``fmt`` and return their bit patterns (uint array)."""
     arr = np.asarray(values, dtype=np.float64).astype(fmt.numpy_dtype)
@@ -130,8 +141,8 @@ def _float_elements(fmt: Format, hints: tuple[float, ...]) -> st.SearchStrategy[
     ]
     if hints:
         branches.insert(2, st.sampled_from(tuple(int(b) for b in to_bits(hints, fmt))))
-    poison = POISON_BITS[fmt.name]
-    return st.one_of(branches).filter(lambda b: b != poison)
+    reserved = reserved_bits(fmt.name)
+    return st.one_of(branches).filter(lambda b: b not in reserved)
 
 
 @cache
@@ -159,6 +170,7 @@ def param_bits(name: str) -> st.SearchStrategy[int]:
     (``element_bits``), each kind as likely; integers: 0, -1, the extremes, or any element."""
     fmt = get_format(name)
     poison = POISON_BITS[name]
+    reserved = reserved_bits(name)
     if not fmt.is_float:
         extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1), (1 << (fmt.bits - 1)) - 1)
         return st.one_of(st.sampled_from(extremes), element_bits(name)).filter(lambda b: b != poison)
@@ -171,7 +183,7 @@ def param_bits(name: str) -> st.SearchStrategy[int]:
     kinds = [st.tuples(st.sampled_from(tuple(dict.fromkeys(k))), st.booleans()).map(
         lambda t: t[0] | (sign if t[1] else 0)) for k in unsigned]
     kind = st.integers(0, len(kinds)).flatmap(lambda k: kinds[k] if k < len(kinds) else element_bits(name))
-    return kind.filter(lambda b: b != poison)
+    return kind.filter(lambda b: b not in reserved)
 
 
 @cache
@@ -366,7 +378,7 @@ def draw_values(draw, name: str, shape: tuple[int, ...], hints: tuple[float, ...
         bits[i] = values[v]
     if fmt.kind == "bool":
         return (bits & np.uint64(1)).astype(np.bool_).reshape(shape)
-    bits[bits == POISON_BITS[name]] = background  # the poison marks unwritten outputs, never an input
+    bits[np.isin(bits, reserved_bits(name))] = background  # the poison marks unwritten outputs, never an input
     return bits.astype(fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)
 
 

@@ -149,14 +149,15 @@ def data(draw, dtype: str, shape: tuple[int, ...]):
     repeated value), or, three cases in four, any bit patterns, all distinct with near certainty:
     a copy to the wrong place shows only where the values differ."""
     from numerics.formats import get_format
-    from numerics.values import POISON_BITS, SEED, raw_words, value_array
+    from numerics.values import SEED, raw_words, reserved_bits, value_array
 
     fmt = get_format(dtype)
     if fmt.kind == "bool" or draw(st.integers(0, 3)) == 0:
         return draw(value_array(dtype, shape))
     n = prod(shape)
     bits = raw_words(draw(SEED), n) & np.uint64((1 << fmt.bits) - 1)
-    bits[bits == POISON_BITS[dtype]] = 0  # the poison marks unwritten outputs, never an input
+    for reserved in reserved_bits(dtype):  # the poison marks unwritten outputs, never an input
+        bits[bits == reserved] = 0
     return bits.astype(fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape)
 
 

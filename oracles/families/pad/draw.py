@@ -64,7 +64,7 @@ def draw_shapes(draw, contract, opdef, budget):
 def fill_element(draw, dtype: str) -> int:
     """The fill's bits: ±0, a payload NaN, or any element (never the output poison)."""
     from numerics.formats import get_format
-    from numerics.values import POISON_BITS, element_bits, nan_payload_bits
+    from numerics.values import element_bits, nan_payload_bits, reserved_bits
 
     fmt = get_format(dtype)
     choices = [element_bits(dtype)]
@@ -72,7 +72,8 @@ def fill_element(draw, dtype: str) -> int:
         zeros = st.sampled_from((1 << (fmt.bits - 1), 0))  # -0.0 first: where shrinking leads
         choices = [zeros, st.sampled_from(nan_payload_bits(dtype)), element_bits(dtype)]
     which = draw(st.integers(0, len(choices) - 1))
-    return draw(choices[which].filter(lambda b: b != POISON_BITS[dtype]))
+    reserved = reserved_bits(dtype)
+    return draw(choices[which].filter(lambda b: b not in reserved))
 
 
 def _ramp(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
