@@ -169,11 +169,10 @@ def param_bits(name: str) -> st.SearchStrategy[int]:
     infinity, a NaN (canonical, signalling or with a payload), a subnormal, or any element
     (``element_bits``), each kind as likely; integers: 0, -1, the extremes, or any element."""
     fmt = get_format(name)
-    poison = POISON_BITS[name]
     reserved = reserved_bits(name)
     if not fmt.is_float:
         extremes = (0, (1 << fmt.bits) - 1, 1 << (fmt.bits - 1), (1 << (fmt.bits - 1)) - 1)
-        return st.one_of(st.sampled_from(extremes), element_bits(name)).filter(lambda b: b != poison)
+        return st.one_of(st.sampled_from(extremes), element_bits(name)).filter(lambda b: b not in reserved)
     p = _positive_bits(fmt)
     unsigned = [(p["zero"],), (p["nan"], *(b & ~(1 << (fmt.bits - 1)) for b in nan_payload_bits(name))),
                 (p["min_subnormal"], p["max_subnormal"])]
