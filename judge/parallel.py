@@ -5,7 +5,11 @@ start method). Each worker judges whole items: it runs the Hypothesis search and
 its backend calls go to sandboxes of its own (``judge.sandbox``), so a kernel that crashes ends
 one item, never a worker. On a machine with CUDA devices each worker is pinned to one of them
 (``CUDA_VISIBLE_DEVICES``), round robin. An item's verdict depends only on the item and the seed,
-so the rows are the same for any number of workers.
+so the rows are the same for any number of workers. The cores are shared out: each worker's
+libraries (torch's intra-op pool, OpenMP, the BLAS) get ``cores // jobs`` threads, at least one,
+where the environment does not already say (``OMP_NUM_THREADS`` and the like); sixteen workers
+each starting sixteen threads on sixteen cores made a nightly audit several times slower. The
+thread count is in the torch fingerprint.
 
 ``Shard`` partitions items by a hash of their key, so ``--shard K/N`` on N machines covers every
 item exactly once and ``judge merge`` can put the pieces back together.
@@ -112,7 +116,8 @@ def run_items(setup: Setup, tasks: list[Task], jobs: int) -> Iterator[tuple[int,
         for i in range(jobs):
             slots.put(i)
         with cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx,
-                                    initializer=_start_worker, initargs=(setup, slots)) as pool:
+                                    initializer=_start_worker,
+                                    initargs=(setup, slots, worker_threads(jobs))) as pool:
             futures = {pool.submit(_judge, task): task for task in todo}
             retry = []
             try:
@@ -173,8 +178,23 @@ def _serial(setup: Setup, tasks: list[Task]) -> Iterator[tuple[int, object]]:
         yield task.index, _judge(task)
 
 
-def _start_worker(setup: Setup, slots) -> None:
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def worker_threads(jobs: int) -> int:
+    """The library threads of each of ``jobs`` workers: their share of the usable cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(1, jobs))
+
+
+def _start_worker(setup: Setup, slots, threads: int = 0) -> None:
     slot = slots.get()
+    if threads:  # before any sandbox starts: they inherit it (a user's setting stands)
+        for name in THREAD_VARIABLES:
+            os.environ.setdefault(name, str(threads))
     if setup.gpus:  # before any sandbox starts: they inherit it
         os.environ["CUDA_VISIBLE_DEVICES"] = setup.gpus[slot % len(setup.gpus)]
     # A Ctrl-C reaches every process of the group: the main process decides, the workers (and

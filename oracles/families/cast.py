@@ -111,7 +111,8 @@ def draw_shapes(draw, contract, opdef, budget):
 
 def draw_input(opdef, i: int, src: str, shapes, params):
     """The source array: integer targets get values inside the target's range (the only ones
-    Fuel defines); no element's cast is the target's poison pattern (it would read as unwritten)."""
+    Fuel defines); no element's cast is the target's poison pattern (it would read as unwritten),
+    and no float element holds one of its own format's reserved bits (a copy may carry it there)."""
     dst = params["dst"]
     shape = tuple(shapes[i])
     n = math.prod(shape)
@@ -126,15 +127,27 @@ def draw_input(opdef, i: int, src: str, shapes, params):
     return st.lists(elements, min_size=n, max_size=n).map(lambda b: _box(b, src, dst, shape))
 
 
+def _reserved_nans(src: str) -> list[int]:
+    """The source format's reserved bits that are NaNs (``numerics.values.reserved_bits``): a
+    cast's value cannot tell them from other NaNs, but a copy carries their payload."""
+    from numerics.values import reserved_bits
+
+    fmt = get_format(src)
+    if not fmt.is_float:
+        return []
+    nan = np.isnan(np.array(reserved_bits(src), dtype=fmt.bits_dtype).view(fmt.numpy_dtype))
+    return [b for b, is_nan in zip(reserved_bits(src), nan, strict=True) if is_nan]
+
+
 def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
     from numerics.values import POISON_BITS
 
     fmt = get_format(src)
     arr = np.array(bits, dtype=fmt.bits_dtype).view(fmt.numpy_dtype)
-    poison = POISON_BITS[dst]
+    poison, reserved = POISON_BITS[dst], _reserved_nans(src)
     for k, (v, neg) in enumerate(read_source(arr, src)):
         out = cast_value(v, neg, dst)[0]
-        if (out & ((1 << get_format(dst).bits) - 1)) == poison:
+        if (out & ((1 << get_format(dst).bits) - 1)) == poison or int(arr.view(fmt.bits_dtype)[k]) in reserved:
             arr.view(fmt.bits_dtype)[k] = 0
     return arr.reshape(shape)
 
@@ -167,7 +180,7 @@ def _tie_elements(src: str, dst: str):
         below = decode_fraction(mag, t)
         mid = (below + decode_fraction(mag + 1, t)) / 2
         bits = round_fraction(-mid if negative else mid, s)
-        return bits + nudge if (bits & (s.sign_bit - 1)) + nudge < s.inf_mag else bits
+        return bits + nudge if 0 < (bits & (s.sign_bit - 1)) + nudge < s.inf_mag else bits
 
     nudges = st.sampled_from((0, 0, 0, 1, -1))
     ties = st.builds(tie, st.integers(0, t.inf_mag - 2), st.booleans(), nudges)
@@ -234,7 +247,8 @@ def value_grid(contract, opdef, dtypes):
     fmt = get_format(src)
     if fmt.bits > 16 or dst is None:
         return None
-    every = np.arange(1 << fmt.bits, dtype=np.uint64).astype(fmt.bits_dtype).view(fmt.numpy_dtype)
+    every = np.arange(1 << fmt.bits, dtype=np.uint64).astype(fmt.bits_dtype)
+    every = np.delete(every, _reserved_nans(src)).view(fmt.numpy_dtype)
     keep = []
     lo_hi = None if get_format(dst).is_float else int_range(dst)
     mask = (1 << get_format(dst).bits) - 1

@@ -92,3 +92,20 @@ def test_each_worker_is_pinned_to_one_visible_gpu_round_robin(monkeypatch):
     assert pinned == ["3", "5", "3", "5"]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,7")
     assert parallel.visible_gpus() == ("2", "7")
+
+
+def test_workers_share_the_cores_out_unless_the_environment_says(monkeypatch):
+    from judge import parallel
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert [parallel.worker_threads(j) for j in (1, 2, 16, 32)] == [16, 8, 1, 1]
+    setup = parallel.Setup(contracts=(), backends=(), profile=None, seed=0, expectations=None,
+                           judge=None, died=None)
+    for name in parallel.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # the user's word stands
+    slots = queue.Queue()
+    slots.put(0)
+    parallel._start_worker(setup, slots, parallel.worker_threads(8))
+    assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == "2"
+    assert os.environ["MKL_NUM_THREADS"] == "3"

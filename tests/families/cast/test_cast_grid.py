@@ -55,3 +55,44 @@ def test_f32_sources_hold_exact_ties_of_the_target():
     low = np.array(seen, np.uint64) & 0xFFFF
     assert (low == 0x8000).mean() > 0.4  # exactly halfway between two BF16 values
     assert ((low == 0x7FFF) | (low == 0x8001)).mean() > 0.1  # and their neighbours
+
+
+def test_no_source_holds_its_reserved_bits(cast_contract):
+    """An identity cast copies its input: a grid or drawn value holding the poison (or the
+    signalling twin a copy may quiet into it) would read as an unwritten element."""
+    from hypothesis import given, settings
+
+    from numerics.values import reserved_bits
+    from oracles.families.cast import draw_input
+
+    contract = cast_contract("cast_to_bf16_cuda")
+    bits = np.ascontiguousarray(grid_case(contract, "BF16").values[0]).view(np.uint16)
+    assert not set(bits.tolist()) & set(reserved_bits("BF16"))
+    seen = []
+
+    @settings(max_examples=300, database=None)
+    @given(draw_input(None, 0, "BF16", [(16,)], {"dst": "BF16"}))
+    def collect(arr):
+        seen.extend(arr.view(np.uint16).tolist())
+
+    collect()
+    assert not set(seen) & set(reserved_bits("BF16"))
+
+
+def test_ties_of_a_wider_range_target_stay_source_values():
+    """F16 into BF16: BF16's ties below F16's range round to zero in F16; their neighbours are
+    F16's smallest subnormals, never a negative bit pattern."""
+    from hypothesis import given, settings
+
+    from oracles.families.cast import _tie_elements
+
+    seen = []
+
+    @settings(max_examples=500, database=None)
+    @given(_tie_elements("F16", "BF16"))
+    def collect(b):
+        seen.append(b)
+
+    collect()
+    assert min(seen) >= 0 and max(seen) <= 0xFFFF
+    assert not {b & 0x7FFF for b in seen} & {0, 0x7C00}
