@@ -132,11 +132,14 @@ def _reserved_nans(src: str) -> list[int]:
     cast's value cannot tell them from other NaNs, but a copy carries their payload."""
     from numerics.values import reserved_bits
 
-    fmt = get_format(src)
-    if not fmt.is_float:
+    if not get_format(src).is_float:
         return []
-    nan = np.isnan(np.array(reserved_bits(src), dtype=fmt.bits_dtype).view(fmt.numpy_dtype))
-    return [b for b, is_nan in zip(reserved_bits(src), nan, strict=True) if is_nan]
+    s = float_spec(src)
+    return [b for b in reserved_bits(src) if _is_nan(decode_fraction(b, s))]
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def _box(bits: list[int], src: str, dst: str, shape) -> np.ndarray:
@@ -247,8 +250,9 @@ def value_grid(contract, opdef, dtypes):
     fmt = get_format(src)
     if fmt.bits > 16 or dst is None:
         return None
-    every = np.arange(1 << fmt.bits, dtype=np.uint64).astype(fmt.bits_dtype)
-    every = np.delete(every, _reserved_nans(src)).view(fmt.numpy_dtype)
+    reserved = set(_reserved_nans(src))
+    every = np.array([b for b in range(1 << fmt.bits) if b not in reserved], dtype=fmt.bits_dtype)
+    every = every.view(fmt.numpy_dtype)
     keep = []
     lo_hi = None if get_format(dst).is_float else int_range(dst)
     mask = (1 << get_format(dst).bits) - 1
