@@ -78,26 +78,33 @@ def _row_bounds(ctx: Context, row, w, parts, grads: _Grads):
     """The row's share of each gradient element's bound (``bounds``' module docstring)."""
     p, d, u, tiny = ctx.p, ctx.p.d, ctx.u, ctx.tiny
     do, q, vrows, krows, o, D, dP, dS, ds = parts
+    # |x| of every value the bound reads, once (an Iv's ends decode to Fractions on each call)
+    a_do, a_q, a_o = [upper(x) for x in do], [upper(x) for x in q], [upper(x) for x in o]
+    a_v, a_k = [[upper(x) for x in vr] for vr in vrows], [[upper(x) for x in kr] for kr in krows]
+    a_p, a_g, a_ds = [upper(x) for x in w.p], [upper(x) for x in w.g], [upper(x) for x in ds]
+    a_D = upper(D)
     rhos, R = bounds.rho(row, w, d, True)
     dp_err = bounds.weight_errors(w, rhos, R, u, tiny)
     B_o = [bounds.output_bound(w, rhos, R, [vr[c] for vr in vrows], u, tiny) for c in range(d)]
-    dD = u * d * sum((upper(do[c]) * upper(o[c]) for c in range(d)), ZERO)
-    dD += sum((upper(do[c]) * B_o[c] for c in range(d)), ZERO)
+    dD = u * d * sum((x * y for x, y in zip(a_do, a_o, strict=True)), ZERO)
+    dD += sum((x * y for x, y in zip(a_do, B_o, strict=True)), ZERO)
     ds_err = []
-    for j, (vr, pj) in enumerate(zip(vrows, w.p, strict=True)):
-        d_dP = u * d * sum((upper(do[c]) * upper(vr[c]) for c in range(d)), ZERO)
-        d_dS = dp_err[j] * (upper(dP[j]) + upper(D)) + upper(pj) * (d_dP + dD) + u * upper(dS[j])
+    for j, (av, pj) in enumerate(zip(a_v, a_p, strict=True)):
+        d_dP = u * d * sum((x * y for x, y in zip(a_do, av, strict=True)), ZERO)
+        d_dS = dp_err[j] * (upper(dP[j]) + a_D) + pj * (d_dP + dD) + u * upper(dS[j])
         g_err = bounds.chain_error(row, j, p.softcap, d, u)
-        ds_err.append(d_dS * upper(w.g[j]) + upper(dS[j]) * g_err + u * upper(ds[j]))
+        ds_err.append(d_dS * a_g[j] + upper(dS[j]) * g_err + u * a_ds[j])
     n = len(row.keys)
+    scale = p.scale
     for c in range(d):
-        err = p.scale * sum((e * upper(kr[c]) for e, kr in zip(ds_err, krows, strict=True)), ZERO)
-        mag = p.scale * sum((upper(x) * upper(kr[c]) for x, kr in zip(ds, krows, strict=True)), ZERO)
+        err = scale * sum((e * ak[c] for e, ak in zip(ds_err, a_k, strict=True)), ZERO)
+        mag = scale * sum((x * ak[c] for x, ak in zip(a_ds, a_k, strict=True)), ZERO)
         grads.b["q"][row.b, row.h, row.i, c] = (err, mag, n)
-    for j, e, x, pj, pe in zip(row.keys, ds_err, ds, w.p, dp_err, strict=True):
+    for j, e, x, pj, pe in zip(row.keys, ds_err, a_ds, a_p, dp_err, strict=True):
+        se, sx = scale * e, scale * x
         for c in range(d):
-            grads.add_bound("k", (row.b, row.g, j, c), p.scale * e * upper(q[c]), p.scale * upper(x) * upper(q[c]))
-            grads.add_bound("v", (row.b, row.g, j, c), pe * upper(do[c]), upper(pj) * upper(do[c]))
+            grads.add_bound("k", (row.b, row.g, j, c), se * a_q[c], sx * a_q[c])
+            grads.add_bound("v", (row.b, row.g, j, c), pe * a_do[c], pj * a_do[c])
 
 
 def _flat(nested) -> list:

@@ -120,6 +120,8 @@ def _as_fraction(t: tuple) -> Fraction:
 
 def upper(x) -> Fraction:
     """An upper bound of |x| (x a Fraction or an Iv); 0 for a NaN (its element has no bound)."""
+    if type(x) is Fraction:  # the common case, without a copy
+        return -x if x < 0 else x
     if isinstance(x, _Nan):
         return Fraction(0)
     if isinstance(x, Iv):
