@@ -43,6 +43,22 @@ class _Grads:
 
         self.q, self.k, self.v = zeros(p.hq, p.sq), zeros(p.hkv, sk), zeros(p.hkv, sk)
         self.b = {name: {} for name in "qkv"} if with_bounds else None
+        # dV's terms grouped by weight: rows of equal scores share one exact p_j, so their do
+        # rows are summed exactly before the product (an interval per row could not show that
+        # two rows' terms cancel, and a dV that is exactly a tie would never round)
+        self.v_terms: dict[tuple, dict[tuple, tuple]] = {}
+
+    def add_v(self, at: tuple, same_weights: tuple, pj, do: list) -> None:
+        terms = self.v_terms.setdefault(at, {})
+        if same_weights in terms:
+            pj, total = terms[same_weights]
+            do = [t + x for t, x in zip(total, do, strict=True)]
+        terms[same_weights] = (pj, do)
+
+    def finish_v(self) -> None:
+        for (b, g, j), terms in self.v_terms.items():
+            self.v[b][g][j] = [sum((pj * total[c] for pj, total in terms.values()), ZERO)
+                               for c in range(len(self.v[b][g][j]))]
 
     def add_bound(self, name: str, at: tuple, err: Fraction, mag: Fraction):
         e, m, n = self.b[name].get(at, (ZERO, ZERO, 0))
@@ -65,11 +81,12 @@ def _row(ctx: Context, row, prec: int, grads: _Grads):
     ds = [x * g for x, g in zip(dS, w.g, strict=True)]
     for c in range(d):
         grads.q[row.b][row.h][row.i][c] = p.scale * sum((x * kr[c] for x, kr in zip(ds, krows, strict=True)), ZERO)
+    same_weights = (tuple(row.keys), tuple(row.x), tuple(row.a))
     for j, x, pj in zip(row.keys, ds, w.p, strict=True):
-        dk, dv = grads.k[row.b][row.g][j], grads.v[row.b][row.g][j]
+        dk = grads.k[row.b][row.g][j]
         for c in range(d):
             dk[c] += p.scale * x * q[c]
-            dv[c] += pj * do[c]
+        grads.add_v((row.b, row.g, j), same_weights, pj, do)
     if grads.b is not None and not row.nan:
         _row_bounds(ctx, row, w, (do, q, vrows, krows, o, D, dP, dS, ds), grads)
 
@@ -128,6 +145,7 @@ def evaluate_backward(which: str):
             grads = _Grads(p, sk, with_bounds=not found)
             for row in ctx.rows.values():
                 _row(ctx, row, prec, grads)
+            grads.finish_v()
             if not found:
                 found.append(grads.b[which])
             return _flat(getattr(grads, which))

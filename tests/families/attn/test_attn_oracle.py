@@ -172,3 +172,23 @@ def _exact(x):
         return gmpy2.mpfr(gmpy2.mpq(x.numerator, x.denominator))
     sign, man, exp, _ = x._mpf_
     return (-1 if sign else 1) * gmpy2.mpfr(int(man)) * gmpy2.mpfr(2) ** exp
+
+
+def test_dv_rounds_a_tie_that_two_heads_cancelling_make_exact():
+    """Two query heads of one KV head with equal scores (so one irrational weight p) and opposite
+    upstream rows: their dV terms p·do and p·(−do) cancel exactly, and the rest of dV is a BF16
+    tie (4.453125, halfway between 4.4375 and 4.46875). Intervals of each term alone would
+    straddle the tie at every precision; the oracle must round it to even."""
+    import oracles
+
+    bf16 = get_format("BF16").numpy_dtype
+    params = {"b": 1, "hq": 2, "hkv": 1, "sq": 2, "sk": 2, "d": 1, "k_len": 2, "softmax_scale": 0.5,
+              "causal": True, "window_size_left": -1, "window_size_right": -1, "softcap": 0.0}
+    q = np.array([[[[1.0], [1.0]], [[1.0], [1.0]]]], dtype=bf16)  # both heads alike
+    k = np.array([[[[1.0], [3.0]]]], dtype=bf16)  # row 1's weights on keys 0 and 1 are irrational
+    v = np.array([[[[0.5], [-1.25]]]], dtype=bf16)
+    # row 0 attends key 0 alone (weight 1): its two heads put 2 + 2.453125 on dV[0]; row 1's
+    # two heads put p·2.71875 and p·(−2.71875) there
+    do = np.array([[[[2.0], [2.71875]], [[2.453125], [-2.71875]]]], dtype=bf16)
+    out = oracles.get("FlashAttnBackwardV").evaluate([q, k, v, do], params, ["BF16"], {})[0]
+    assert float(out.expected.reshape(-1)[0]) == 4.4375
