@@ -46,9 +46,9 @@ class _Grads:
         # dV's terms grouped by weight: rows of equal scores share one exact p_j, so their do
         # rows are summed exactly before the product (an interval per row could not show that
         # two rows' terms cancel, and a dV that is exactly a tie would never round)
-        self.v_terms: dict[tuple, dict[tuple, tuple]] = {}
+        self.v_terms: dict[tuple, dict[int, tuple]] = {}
 
-    def add_v(self, at: tuple, same_weights: tuple, pj, do: list) -> None:
+    def add_v(self, at: tuple, same_weights: int, pj, do: list) -> None:
         terms = self.v_terms.setdefault(at, {})
         if same_weights in terms:
             pj, total = terms[same_weights]
@@ -81,7 +81,7 @@ def _row(ctx: Context, row, prec: int, grads: _Grads):
     ds = [x * g for x, g in zip(dS, w.g, strict=True)]
     for c in range(d):
         grads.q[row.b][row.h][row.i][c] = p.scale * sum((x * kr[c] for x, kr in zip(ds, krows, strict=True)), ZERO)
-    same_weights = (tuple(row.keys), tuple(row.x), tuple(row.a))
+    same_weights = ctx.weight_group[row.b, row.h, row.i]
     for j, x, pj in zip(row.keys, ds, w.p, strict=True):
         dk = grads.k[row.b][row.g][j]
         for c in range(d):
@@ -138,6 +138,7 @@ def evaluate_backward(which: str):
         ctx.q = [[[[num(c) for c in r] for r in head] for head in seq] for seq in p.q]
         ctx.k = [[[[num(c) for c in r] for r in head] for head in seq] for seq in p.k]
         ctx.do = [[[[num(c) for c in r] for r in head] for head in seq] for seq in _do_rows(inputs[3], p)]
+        ctx.weight_group = _weight_groups(ctx.rows)
         shape = (p.b, p.hq, p.sq, p.d) if which == "q" else (p.b, p.hkv, sk, p.d)
         found: list = []
 
@@ -156,6 +157,14 @@ def evaluate_backward(which: str):
 
     evaluate.__name__ = f"flash_attn_backward_{which}"
     return evaluate
+
+
+def _weight_groups(rows: dict) -> dict:
+    """{(b, h, i): group} where rows of one group have the same exact weights: the same
+    attended keys, raw scores and alibi terms (the scale and softcap are the problem's)."""
+    groups: dict[tuple, int] = {}
+    return {at: groups.setdefault((tuple(r.keys), tuple(r.x), tuple(r.a)), len(groups))
+            for at, r in rows.items()}
 
 
 def _do_rows(do, p) -> list:
