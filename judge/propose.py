@@ -66,14 +66,19 @@ class Proposal:
 
 
 def load_evidence(runs, sweeps=()) -> list[Evidence]:
-    """The rows of each audit folder and each sweep folder (``ValueError`` naming a bad one)."""
-    from judge.reports.tables import load_rows
+    """The rows of each audit folder and each further folder (``ValueError`` naming a bad one).
+
+    A further folder is an exhaustive sweep (``judge sweep --out``: its ``results.json`` says
+    profile ``sweep``) or another audit, such as a GPU machine's nightly beside a CPU one's:
+    its rows are samples, like the first run's."""
+    from judge.reports.tables import load_meta, load_rows
 
     out = []
-    for folder, sweep in [*((r, False) for r in runs), *((s, True) for s in sweeps)]:
+    for folder, maybe_sweep in [*((r, False) for r in runs), *((s, True) for s in sweeps)]:
         results = Path(folder) / "results.json"
         if not results.is_file():
             raise ValueError(f"{folder}: no results.json (is it the --out folder of an audit or a sweep?)")
+        sweep = maybe_sweep and load_meta(results).get("profile") == "sweep"
         out += [Evidence(row, str(folder), sweep) for row in load_rows(results)]
     return out
 

@@ -27,6 +27,9 @@ def command(run: str, sweeps: tuple[str, ...], contracts: str | None, kernels: t
             write_files: bool) -> None:
     """Propose precision blocks from an audit (RUN: its --out folder) and exhaustive sweeps.
 
+    Further folders (SWEEPS) are `judge sweep --out` folders or other audits, such as a GPU
+    machine's nightly beside a CPU machine's; each is read as what its results.json says it is.
+
     For every `audited: false` block, and each --kernel, the bound the evidence supports
     (max_ulp, or max_relative / max_absolute where ULP is the wrong measure, or none), with
     every backend's and dtype's observed maximum and its case id beside it, and where the

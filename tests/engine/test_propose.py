@@ -125,3 +125,22 @@ def test_an_audit_against_the_proposed_bounds_passes(tmp_path, cli, make_suite):
     again = json.loads((tmp_path / "again" / "results.json").read_text())["rows"]
     assert {r["verdict"] for r in again} == {"pass"}
     assert {r["derived_bound"] for r in again if r["kernel"] in ("sqrt", "gelu")} == {None}  # declared now
+
+
+def test_a_second_audit_is_read_as_samples_and_a_sweep_as_every_input(tmp_path):
+    """A GPU machine's nightly given beside a CPU machine's is more sampled evidence (its rows
+    are thin at few cases, like the first run's); a ``judge sweep`` folder covers every input."""
+    from judge.propose import load_evidence
+    from judge.reports.tables import write_json
+
+    def folder(name, profile, backend):
+        path = tmp_path / name
+        path.mkdir()
+        row = _row("sum_reduce_cpu", backend, "F32", ulp=1.0, rel=1e-7, abs_=1.0, cases=40)
+        write_json(AuditRun([row], [], {}, {"profile": profile}), path / "results.json")
+        return path
+
+    cpu, gpu, sweep = folder("cpu", "nightly", "numpy"), folder("gpu", "nightly", "cupy"), folder("sw", "sweep", "cupy")
+    evidence = load_evidence([cpu], [gpu, sweep])
+    assert [(e.row.backend, e.source, e.sweep) for e in evidence] == [
+        ("numpy", str(cpu), False), ("cupy", str(gpu), False), ("cupy", str(sweep), True)]
