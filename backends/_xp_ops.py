@@ -35,6 +35,7 @@ from backends._xp_norm import XP_NORM
 from backends._xp_pad import XP_PAD
 from backends._xp_quant import XP_QUANT
 from backends._xp_scan import XP_SCAN
+from backends._xp_scatter import XP_SCATTER
 
 
 @dataclass(frozen=True)
@@ -303,4 +304,5 @@ XP_TABLE: dict[str, Entry] = {
     **XP_ATTN,
     **XP_SCAN,
     **XP_FUSED,
+    **XP_SCATTER,
 }
