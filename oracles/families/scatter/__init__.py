@@ -66,6 +66,15 @@ def _line_map(opdef, shapes, params):
     return lines_index
 
 
+def size_plan(contract, opdef, n):
+    """``judge measure``'s call at size n: n contributions into a base of n elements, along a
+    rank-1 axis (the measured indices are small, so the contributions pile onto a few slots,
+    the contended case of an atomic kernel)."""
+    if opdef.op_kind == "ScatterAdd":
+        return [(n,), (n,), (n,)], {"base_shape": [n], "src_shape": [n], "dim": 0}
+    return [(n,), (n,), (n,)], {"outer_count": 1, "base_dim_size": n, "n_indices": n, "inner_count": 1}
+
+
 FAMILY = Family(
     name="scatter",
     rows=rows,
@@ -73,4 +82,5 @@ FAMILY = Family(
     draw_input=draw_input,
     long_case=long_case,
     reach=reach,
+    size_plan=size_plan,
 )
