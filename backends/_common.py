@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from backends import _move_params
+from backends import _move_params, _scatter_params
 
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 HALF_DTYPES = ("F16", "BF16")
@@ -141,6 +141,7 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax
     "Pad": (*FLOAT_DTYPES, "U8", "U32"),
+    **{kind: (*FLOAT_DTYPES, "U32") for kind in _scatter_params.SCATTER_KINDS},  # U32 indices
 }
 # Kernels that move bits without arithmetic: an adapter without T (cupy's BF16) moves their bit
 # patterns instead of widening, which would quiet a signalling NaN.

@@ -38,6 +38,7 @@ from backends._torch_norm import TORCH_NORM
 from backends._torch_pad import TORCH_PAD
 from backends._torch_quant import TORCH_QUANT
 from backends._torch_scan import TORCH_SCAN
+from backends._torch_scatter import TORCH_SCATTER
 
 
 @dataclass(frozen=True)
@@ -244,4 +245,5 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_ATTN,
     **TORCH_SCAN,
     **TORCH_FUSED,
+    **TORCH_SCATTER,
 }

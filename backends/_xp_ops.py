@@ -35,6 +35,7 @@ from backends._xp_norm import XP_NORM
 from backends._xp_pad import XP_PAD
 from backends._xp_quant import XP_QUANT
 from backends._xp_scan import XP_SCAN
+from backends._xp_scatter import XP_SCATTER
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,16 @@ class XpLib:
 
     ``erf64``: elementwise erf of a float64 array; ``nan_extremum``: (array, axes, keepdims,
     "max"|"min"[, initial=True]) -> the NaN-ignoring extremum reduction the library documents
-    (``initial``: folded from -inf / +inf, where the contract states that start).
+    (``initial``: folded from -inf / +inf, where the contract states that start); ``add_at``:
+    (array, index tuple, values) -> the unbuffered ``array[index] += values`` in place, every
+    repeated index adding once (numpy.add.at, cupyx.scatter_add).
     """
 
     name: str
     xp: Any
     erf64: Callable[[Any], Any]
     nan_extremum: Callable[[Any, tuple[int, ...], bool, str], Any]
+    add_at: Callable[[Any, tuple, Any], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -303,4 +307,5 @@ XP_TABLE: dict[str, Entry] = {
     **XP_ATTN,
     **XP_SCAN,
     **XP_FUSED,
+    **XP_SCATTER,
 }

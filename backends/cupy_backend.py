@@ -3,7 +3,8 @@
 The numpy-API OpKind table (``_xp_ops.XP_TABLE``) runs with ``cupy`` as the array module, so
 each OpKind calls cupy's own kernel (cupy.remainder, cupy.argmax, cupy.sum with an f32
 accumulator for halves, ...). Erf comes from ``cupyx.scipy.special.erf``; the NaN-ignoring max
-and min reductions are ``cupy.nanmax``/``cupy.nanmin``. cupy has no bfloat16 dtype: BF16
+and min reductions are ``cupy.nanmax``/``cupy.nanmin``; the accumulating scatters
+``cupyx.scatter_add`` (atomic adds: the order of repeated indices varies from run to run). cupy has no bfloat16 dtype: BF16
 operands are widened to f32 by a CUDA kernel over their bit patterns, computed in f32 and
 narrowed with round-to-nearest-even (``_cupy_bf16``).
 """
@@ -31,7 +32,8 @@ def _cupy_lib():
             result = cupy.where(cupy.isnan(result), start, result)
         return result
 
-    return XpLib(name="cupy", xp=cupy, erf64=cupyx.scipy.special.erf, nan_extremum=nan_extremum)
+    return XpLib(name="cupy", xp=cupy, erf64=cupyx.scipy.special.erf, nan_extremum=nan_extremum,
+                 add_at=cupyx.scatter_add)
 
 
 def upload(arg, *, widen: bool = True):

@@ -36,7 +36,7 @@ def _numpy_lib():
             return ufunc.reduce(x, axis=axes, keepdims=keepdims, initial=start)
         return ufunc.reduce(x, axis=axes, keepdims=keepdims)
 
-    return XpLib(name="numpy", xp=np, erf64=erf64, nan_extremum=nan_extremum)
+    return XpLib(name="numpy", xp=np, erf64=erf64, nan_extremum=nan_extremum, add_at=np.add.at)
 
 
 class NumpyBackend(Backend):

@@ -84,6 +84,8 @@ FAMILY_CASES = [
     ("broken_fused.py", "RoundedProductLinear", "fused.fkc.md", "fused_linear_cpu", "F16"),
     ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "F32"),
     ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "BF16"),
+    ("broken_scatter.py", "ScatterDropsDuplicates", "scatter.fkc.md", "scatter_add_cpu", "F32"),
+    ("broken_scatter.py", "ScatterDropsDuplicates", "scatter.fkc.md", "scatter_add_cpu", "BF16"),
 ]
 
 

@@ -30,6 +30,7 @@ def _families() -> tuple[Family, ...]:
         reductions,
         rope,
         scans,
+        scatter,
     )
 
     return (
@@ -48,6 +49,7 @@ def _families() -> tuple[Family, ...]:
         attention.FAMILY,
         scans.FAMILY,
         fused.FAMILY,
+        scatter.FAMILY,
     )
 
 

@@ -134,3 +134,13 @@ def broken_fused():
 @pytest.fixture(scope="session")
 def fused_contract():
     return by_kernel("fused.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_scatter():
+    return plugin("broken_scatter.py")
+
+
+@pytest.fixture(scope="session")
+def scatter_contract():
+    return by_kernel("scatter.fkc.md")
