@@ -4,7 +4,8 @@ Skipped, with the adapter's own reason, only where no CUDA device (or no cupy) i
 GPU every registrable suite contract runs on both adapters for every dtype and accepted layout
 and must agree with the numpy adapter (itself held to float64 expectations in
 test_cpu_adapters.py); the BF16 widen/narrow kernels cupy needs are checked bit for bit
-against ml_dtypes over all 2^16 patterns and a sweep of f32 patterns.
+against ml_dtypes over all 2^16 patterns and a sweep of f32 patterns. That both adapters
+support every CUDA contract (supports() needs no device) is checked everywhere.
 """
 
 from __future__ import annotations
@@ -94,11 +95,15 @@ def test_cuda_adapter_agrees_with_numpy(cuda_backend, contract_, dtype, layout):
                                    rtol=tol, atol=tol, equal_nan=True)
 
 
-def test_every_cuda_contract_is_supported(cuda_backend):
+@pytest.mark.parametrize("name", ["torch-cuda", "cupy"])
+def test_every_cuda_contract_is_supported(name):
+    # supports() reads only the contract and the adapter's tables, so this holds with no GPU
+    # (and no cupy) present too.
+    backend = _backends()[name]
     cuda = [c for c in suite() if c.device == "cuda"]
     assert cuda, "the embedded suite has no CUDA contracts"
     refused = [(c.kernel, d, why) for c in cuda for d in c.dtype_fan
-               if (why := cuda_backend.supports(c, (d,) * len(c.inputs))) is not True]
+               if (why := backend.supports(c, (d,) * len(c.inputs))) is not True]
     # cupy has no float8 dtype and no bfloat16 (a cast into BF16 from a format f32 cannot hold
     # exactly would round twice): those casts are unsupported, each with its reason.
     gaps = [r for r in refused if r[0].startswith("cast_") and "cupy has no" in r[2]]
