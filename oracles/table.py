@@ -22,6 +22,7 @@ def _families() -> tuple[Family, ...]:
         cumsum,
         elementwise,
         fused,
+        inplace,
         lastdim,
         matmul,
         movement,
@@ -48,6 +49,7 @@ def _families() -> tuple[Family, ...]:
         attention.FAMILY,
         scans.FAMILY,
         fused.FAMILY,
+        inplace.FAMILY,
     )
 
 
