@@ -134,3 +134,13 @@ def broken_fused():
 @pytest.fixture(scope="session")
 def fused_contract():
     return by_kernel("fused.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_inplace():
+    return plugin("broken_inplace.py")
+
+
+@pytest.fixture(scope="session")
+def inplace_contract():
+    return by_kernel("inplace.fkc.md")
