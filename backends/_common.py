@@ -197,3 +197,21 @@ def store_outputs(call, results: Sequence[Any]) -> list:
         else:
             stored.append(result)
     return stored
+
+
+def in_place(contract) -> bool:
+    """The contract declares its output in place of an input (``aliasing: in_place(x)``): the
+    executor hands the target as ``outputs[0]``, over the input's own memory."""
+    return any(getattr(o, "aliasing", "none") != "none" for o in getattr(contract, "outputs", ()))
+
+
+def writable_view(arg):
+    """A writable numpy view of a ``TensorArg`` (its shape, strides and offset; no copy)."""
+    import numpy as np
+
+    if arg.size == 0:
+        return np.empty(arg.shape, dtype=arg.base.dtype)
+    item = arg.base.itemsize
+    return np.lib.stride_tricks.as_strided(
+        arg.base[arg.offset:], shape=arg.shape, strides=tuple(s * item for s in arg.strides),
+        writeable=True)

@@ -32,6 +32,7 @@ from backends._torch_backward import TORCH_BACKWARD
 from backends._torch_cast import TORCH_CAST
 from backends._torch_conv import TORCH_CONV
 from backends._torch_fused import TORCH_FUSED
+from backends._torch_inplace import TORCH_INPLACE
 from backends._torch_matmul import TORCH_MATMUL
 from backends._torch_move import TORCH_MOVE
 from backends._torch_norm import TORCH_NORM
@@ -246,4 +247,5 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_SCAN,
     **TORCH_FUSED,
     **TORCH_SCATTER,
+    **TORCH_INPLACE,
 }

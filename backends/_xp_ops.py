@@ -29,6 +29,7 @@ from backends._xp_backward import XP_BACKWARD
 from backends._xp_cast import XP_CAST
 from backends._xp_conv import XP_CONV
 from backends._xp_fused import XP_FUSED
+from backends._xp_inplace import in_place_entries
 from backends._xp_matmul import XP_MATMUL
 from backends._xp_move import XP_MOVE
 from backends._xp_norm import XP_NORM
@@ -309,3 +310,4 @@ XP_TABLE: dict[str, Entry] = {
     **XP_FUSED,
     **XP_SCATTER,
 }
+XP_TABLE.update(in_place_entries(XP_TABLE))

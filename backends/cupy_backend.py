@@ -11,7 +11,7 @@ narrowed with round-to-nearest-even (``_cupy_bf16``).
 
 from __future__ import annotations
 
-from backends._common import BIT_COPIES, check_dtypes, make_op_call, store_outputs
+from backends._common import BIT_COPIES, check_dtypes, in_place, make_op_call, store_outputs
 from judge.api import Backend, is_resident
 
 
@@ -114,6 +114,8 @@ class CupyBackend(Backend):
         from backends._xp_cast import cupy_cast_support
         from backends._xp_ops import XP_TABLE
 
+        if in_place(contract):
+            return "the cupy adapter wires no in-place kernels yet (it runs out-of-place contracts)"
         ok = check_dtypes(contract.op_kind, dtypes, library="cupy", wired=XP_TABLE)
         return ok if ok is not True else cupy_cast_support(contract, dtypes)
 

@@ -86,6 +86,12 @@ FAMILY_CASES = [
     ("broken_fused.py", "MeanOverAllRows", "fused.fkc.md", "fused_softmax_cross_entropy_cpu", "BF16"),
     ("broken_scatter.py", "ScatterDropsDuplicates", "scatter.fkc.md", "scatter_add_cpu", "F32"),
     ("broken_scatter.py", "ScatterDropsDuplicates", "scatter.fkc.md", "scatter_add_cpu", "BF16"),
+    # in-place kernels: a second pass that rereads its overwritten operand, a result returned
+    # instead of written, a store past the target's end
+    ("broken_inplace.py", "TwoPassSilu", "inplace.fkc.md", "silu_inplace", "F32"),
+    ("broken_inplace.py", "TwoPassSilu", "inplace.fkc.md", "silu_inplace", "BF16"),
+    ("broken_inplace.py", "ReturnsFresh", "inplace.fkc.md", "silu_inplace", "F32"),
+    ("broken_inplace.py", "ClobbersPastEnd", "inplace.fkc.md", "silu_inplace", "F16"),
 ]
 
 

@@ -4,6 +4,8 @@ It hands the kernel each operand as a view where the contract accepts that layou
 contiguous copy where it does not (auto-Contiguize), pre-allocates poison-filled contiguous
 outputs, calls the backend, and checks what the call did besides computing: inputs unchanged,
 every output element written, output dtype and shape as the rules say, same bits on a repeat.
+An output declared ``in_place(x)`` is ``x``'s own memory instead (``judge.aliasing``): its
+result is read from that memory, and the rest of ``x``'s buffer must keep its bits.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from judge import aliasing
 from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
 from judge.contracts.model import Contract
 from judge.layouts import accepted, materialize
@@ -127,10 +130,18 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(v) for v in np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape))
 
 
-def prepare_call(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str) -> KernelCall:
-    """One call on fresh copies of the inputs, into poison-filled outputs."""
-    copies = [_fresh(t) for t in inputs]
-    outs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]
+def prepare_call(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str,
+                 aliases: dict[int, int] | None = None) -> KernelCall:
+    """One call on fresh copies of the inputs, into poison-filled outputs; an output in
+    ``aliases`` (output index -> input index) is that input's own memory instead, whose base
+    is extended by a guarded tail (``judge.aliasing``)."""
+    aliases = aliases or {}
+    targets = set(aliases.values())
+    copies = [aliasing.with_tail(t) if i in targets else _fresh(t) for i, t in enumerate(inputs)]
+    outs = [aliasing.alias_of(copies[aliases[j]], s, d, case_id or "executor") if j in aliases
+            else poison_output(s, d)
+            for j, (s, d) in enumerate(zip(out_shapes, out_dtypes, strict=True))]
+    aliasing.assert_disjoint(copies, outs, aliases)
     return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id)
 
 
@@ -151,14 +162,20 @@ def run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) -> 
     return done
 
 
-def checked_outputs(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes):
-    """The outputs of one call, or None with the findings that make them unusable."""
+def checked_outputs(backend: Backend, call: KernelCall, result, out_shapes, out_dtypes,
+                    aliases: dict[int, int] | None = None):
+    """The outputs of one call, or None with the findings that make them unusable. An output in
+    ``aliases`` is read from the target memory; a returned array that differs from it fails
+    ``in_place``."""
     if isinstance(result, BaseException):
         tb = str(result) if isinstance(result, BackendRaised) else \
             traceback.format_exception_only(type(result), result)[-1].strip()
         return None, [Finding("raised", f"{backend.name} raised on an accepted input: {tb}")]
+    aliases = aliases or {}
+    returned = result
     if result is None:
-        result = [o.base.reshape(o.shape) for o in call.outputs]
+        result = [aliasing.target(o) if j in aliases else o.base.reshape(o.shape)
+                  for j, o in enumerate(call.outputs)]
     if len(result) != len(out_shapes):
         return None, [Finding("shape", f"expected {len(out_shapes)} output(s), got {len(result)}")]
     findings: list[Finding] = []
@@ -170,6 +187,17 @@ def checked_outputs(backend: Backend, call: KernelCall, result, out_shapes, out_
             findings.append(Finding("dtype", f"output {i}: dtype {arr.dtype}, the dtype rule says {dtype} ({want})", i))
         if tuple(arr.shape) != tuple(shape):
             findings.append(Finding("shape", f"output {i}: shape {list(arr.shape)}, the shape rule says {list(shape)}", i))
+        if i in aliases:
+            memory = aliasing.target(call.outputs[i])
+            differ = 0 if returned is None else aliasing.returned_elsewhere(arr, memory, dtype)
+            if differ:
+                findings.append(Finding(
+                    "in_place",
+                    f"output {i} is declared in place of input {aliases[i]}: the backend returned "
+                    f"an array that differs from the target memory at "
+                    f"{differ} element(s); an in-place kernel's result is what it leaves in the "
+                    "target, and this one did not write its result there", i))
+            arr = memory
         checked.append(arr)
     return (None if findings else checked), findings
 
@@ -186,25 +214,20 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     full_params = derived_params(contract, params, kernel_inputs, out_shapes)
     ex = Execution(kernel_inputs, out_shapes, out_dtypes)
-    calls = [prepare_call(kernel_inputs, full_params, out_shapes, out_dtypes, case_id) for _ in range(1 + repeats)]
+    pairs = aliasing.aliases(contract)
+    calls = [prepare_call(kernel_inputs, full_params, out_shapes, out_dtypes, case_id, pairs)
+             for _ in range(1 + repeats)]
     ran = run_calls(backend, contract, calls)
     ex.backend_seconds += sum(seconds for _, seconds in ran)
-    outputs, findings = checked_outputs(backend, calls[0], ran[0][0], out_shapes, out_dtypes)
+    outputs, findings = checked_outputs(backend, calls[0], ran[0][0], out_shapes, out_dtypes, pairs)
     ex.findings.extend(findings)
+    if outputs is not None or (pairs and not isinstance(ran[0][0], BaseException)):
+        ex.findings.extend(_inputs_kept(contract, kernel_inputs, calls[0].inputs, set(pairs.values())))
     if outputs is None:
         return ex
-    in_place = any(o.aliasing != "none" for o in contract.outputs)
-    if not in_place:
-        for spec, before, after in zip(contract.inputs, kernel_inputs, calls[0].inputs, strict=True):
-            changed = np.flatnonzero(_bits(before.base, before.dtype) != _bits(after.base, after.dtype))
-            if changed.size:
-                ex.findings.append(Finding(
-                    "input_modified",
-                    f"input {spec.name!r} was modified by the call ({changed.size} element(s) of its "
-                    f"buffer changed, first at buffer index {int(changed[0])}) and the contract "
-                    f"does not say in_place",
-                ))
     for i, (arr, dtype) in enumerate(zip(outputs, out_dtypes, strict=True)):
+        if i in pairs:
+            continue  # the target starts as the input's values, not poison
         unwritten = _bits(arr, dtype) == POISON_BITS[dtype]
         if unwritten.any():
             first = _first(unwritten)
@@ -219,6 +242,33 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
     return ex
 
 
+def _inputs_kept(contract: Contract, before: tuple[TensorArg, ...], after, targets: set[int]) -> list[Finding]:
+    """An input must keep its bits (``input_modified``); an input an output is declared in place
+    of may change inside the region the output covers, nowhere else (``outside_written``)."""
+    found = []
+    for k, (spec, was, now) in enumerate(zip(contract.inputs, before, after, strict=True)):
+        if k in targets:
+            changed = aliasing.outside_changes(aliasing.with_tail(was), now)
+            if changed.size:
+                found.append(Finding(
+                    "outside_written",
+                    f"the in-place target {spec.name!r} changed {changed.size} element(s) of its "
+                    f"buffer outside the region the output covers, first at buffer index "
+                    f"{int(changed[0])} (the view starts at {now.offset}, shape {list(now.shape)}, "
+                    f"strides {list(now.strides)}, buffer of {now.base.size})",
+                ))
+            continue
+        changed = np.flatnonzero(_bits(was.base, was.dtype) != _bits(now.base, now.dtype))
+        if changed.size:
+            found.append(Finding(
+                "input_modified",
+                f"input {spec.name!r} was modified by the call ({changed.size} element(s) of its "
+                f"buffer changed, first at buffer index {int(changed[0])}) and the contract "
+                f"does not say in_place",
+            ))
+    return found
+
+
 def _compare_repeats(ex: Execution, backend: Backend, contract: Contract, calls, ran) -> None:
     """Repeats on identical inputs against the first run. A contract that promises the same
     bits (bitwise, same_hardware_bitwise) fails ``determinism`` on a difference; a
@@ -227,7 +277,8 @@ def _compare_repeats(ex: Execution, backend: Backend, contract: Contract, calls,
     seen = {_digest(ex.outputs, ex.out_dtypes)}
     promised = contract.determinism != "nondeterministic"
     for call, (result, _) in zip(calls[1:], ran[1:], strict=True):
-        again, _ = checked_outputs(backend, call, result, ex.out_shapes, ex.out_dtypes)
+        again, _ = checked_outputs(backend, call, result, ex.out_shapes, ex.out_dtypes,
+                                   aliasing.aliases(contract))
         if again is None:
             continue
         runs.append(again)

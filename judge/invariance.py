@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge.aliasing import aliases
 from judge.api import TensorArg, contiguous_strides
 from judge.executor import (
     Finding,
@@ -126,7 +127,8 @@ class Invariance:
         outputs = []
         for call, v, (result, _) in zip(calls, plan, ran, strict=True):
             shapes = [o.shape for o in call.outputs]
-            got, problems = checked_outputs(self.backend, call, result, shapes, call.output_dtypes)
+            got, problems = checked_outputs(self.backend, call, result, shapes, call.output_dtypes,
+                                            aliases(self.contract))
             if got is None:
                 self.untested = self.untested or f"{v.label}: {problems[0].message}"
                 return None
@@ -162,7 +164,8 @@ def _call(contract, case, rows, variant: Variant):
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     out_dtypes = output_dtypes(contract, tuple(t.dtype for t in inputs))
     full = derived_params(contract, params, tuple(inputs), out_shapes)
-    return prepare_call(tuple(inputs), full, out_shapes, out_dtypes, f"invariance {variant.label}")
+    return prepare_call(tuple(inputs), full, out_shapes, out_dtypes, f"invariance {variant.label}",
+                        aliases(contract))
 
 
 def _difference(rows, plan: list[Variant], outputs, dtypes: list[str], determinism: str) -> str | None:

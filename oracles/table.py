@@ -22,6 +22,7 @@ def _families() -> tuple[Family, ...]:
         cumsum,
         elementwise,
         fused,
+        inplace,
         lastdim,
         matmul,
         movement,
@@ -50,6 +51,7 @@ def _families() -> tuple[Family, ...]:
         scans.FAMILY,
         fused.FAMILY,
         scatter.FAMILY,
+        inplace.FAMILY,
     )
 
 

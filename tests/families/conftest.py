@@ -144,3 +144,13 @@ def broken_scatter():
 @pytest.fixture(scope="session")
 def scatter_contract():
     return by_kernel("scatter.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_inplace():
+    return plugin("broken_inplace.py")
+
+
+@pytest.fixture(scope="session")
+def inplace_contract():
+    return by_kernel("inplace.fkc.md")

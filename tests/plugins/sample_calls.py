@@ -91,13 +91,14 @@ def sample_inputs(contract, dtype: str, params: dict[str, Any], layout: str = "c
 
 
 def sample_call(contract, dtype: str, layout: str = "contiguous"):
-    """A ``KernelCall`` for ``contract`` with float dtype ``dtype``, outputs poison-filled."""
-    from judge.api import KernelCall
-    from judge.executor import output_dtypes, output_shapes, poison_output
+    """A ``KernelCall`` for ``contract`` with float dtype ``dtype``, outputs poison-filled (an
+    output declared in place is its input's own memory, as the executor hands it)."""
+    from judge.aliasing import aliases
+    from judge.executor import output_dtypes, output_shapes, prepare_call
 
     params = sample_params(contract)
     inputs = sample_inputs(contract, dtype, params, layout)
     out_dtypes = output_dtypes(contract, tuple(t.dtype for t in inputs))
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
-    outputs = [poison_output(s, d) for s, d in zip(out_shapes, out_dtypes, strict=True)]
-    return KernelCall(inputs, params, outputs, list(out_dtypes), f"{contract.kernel}-{dtype}-{layout}")
+    return prepare_call(tuple(inputs), params, out_shapes, out_dtypes,
+                        f"{contract.kernel}-{dtype}-{layout}", aliases(contract))
