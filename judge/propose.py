@@ -29,6 +29,7 @@ a backend comes close to the derived bound. ``audited: false`` stays: a person f
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,10 +208,13 @@ def per_dtype(p: Proposal) -> str:
     return ", ".join(f"{d} {v:.4g}" for d, v in need.items())
 
 
-def comments(p: Proposal, when: str = "") -> tuple[str, ...]:
-    """The YAML comments written under ``precision:``: the proposal, the evidence, the notes."""
-    sources = ", ".join(dict.fromkeys(e.source for e in p.evidence)) or "no run"
-    head = f"{MARK} ({sources}{'; ' + when if when else ''}): "
+def comments(p: Proposal, when: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The YAML comments written under ``precision:``: the proposal, the evidence (each source
+    with what ``when`` says of it: its profile and start), the notes."""
+    when = when or {}
+    sources = ", ".join(f"{s}: {when[s]}" if when.get(s) else s
+                        for s in dict.fromkeys(e.source for e in p.evidence)) or "no run"
+    head = f"{MARK} ({sources}): "
     head += f"{p.measure}: {p.value}" if p.measure else "no bound"
     lines = [head, f"  why: {p.why}"]
     if per_dtype(p):
@@ -237,9 +241,9 @@ def _g(value) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
-def apply_proposals(text: str, proposals: list[Proposal], when: str = "") -> str:
+def apply_proposals(text: str, proposals: list[Proposal], when: Mapping[str, str] | None = None) -> str:
     """The file's text with every proposal's edit made (later blocks first, so earlier line
-    numbers hold)."""
+    numbers hold); ``when`` {source folder: its profile and start} labels the evidence."""
     for p in sorted(proposals, key=lambda p: p.contract.location.line, reverse=True):
         if p.evidence:  # a block no run judged is left as it is
             text = apply(text, PrecisionEdit(p.contract.location.line, p.values(), comments(p, when)))

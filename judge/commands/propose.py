@@ -54,7 +54,7 @@ def command(run: str, sweeps: tuple[str, ...], contracts: str | None, kernels: t
                    for p in proposals):
             click.echo(f"judge propose: no registrable block {kernel!r} in the contracts", err=True)
             sys.exit(2)
-    _edit(proposals, write_files, when=_when(run))
+    _edit(proposals, write_files, when={str(f): _when(f) for f in (run, *sweeps)})
     _table(proposals)
 
 
@@ -76,14 +76,15 @@ def _registered() -> dict[str, str]:
     return {name: b.device for name, b in default_registry().load_all().backends.items()}
 
 
-def _when(run: str) -> str:
+def _when(folder: str) -> str:
+    """A run's profile and start, as its results.json says."""
     from judge.reports.tables import load_meta
 
-    meta = load_meta(Path(run) / "results.json")
+    meta = load_meta(Path(folder) / "results.json")
     return " ".join(str(meta[k]) for k in ("profile", "started_at") if meta.get(k))
 
 
-def _edit(proposals, write_files: bool, when: str) -> None:
+def _edit(proposals, write_files: bool, when: dict[str, str]) -> None:
     import difflib
 
     from judge.propose import apply_proposals

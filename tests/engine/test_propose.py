@@ -144,3 +144,16 @@ def test_a_second_audit_is_read_as_samples_and_a_sweep_as_every_input(tmp_path):
     evidence = load_evidence([cpu], [gpu, sweep])
     assert [(e.row.backend, e.source, e.sweep) for e in evidence] == [
         ("numpy", str(cpu), False), ("cupy", str(gpu), False), ("cupy", str(sweep), True)]
+
+
+def test_each_source_is_labelled_with_its_own_profile_and_start():
+    """Evidence from a CPU machine's nightly and a GPU machine's, run hours apart: the comment
+    names each folder with the run that made it, never the first run's date for both."""
+    from judge.propose import Evidence, Proposal, comments
+
+    rows = [_row("sum_reduce_cpu", b, "F32", ulp=1.0, rel=1e-7, abs_=1.0) for b in ("numpy", "cupy")]
+    p = Proposal(contract=None, evidence=[Evidence(rows[0], "cpu-run"), Evidence(rows[1], "gpu-run")],
+                 measure="max_ulp", value="1")
+    head = comments(p, {"cpu-run": "nightly 2026-01-01T09:00", "gpu-run": "nightly 2026-01-01T14:00"})[0]
+    assert "(cpu-run: nightly 2026-01-01T09:00, gpu-run: nightly 2026-01-01T14:00): max_ulp: 1" in head
+    assert "(cpu-run, gpu-run): no bound" in comments(Proposal(contract=None, evidence=p.evidence))[0]
