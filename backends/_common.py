@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from backends import _move_params, _scatter_params
+from backends import _move_params, _scatter_params, _slice_params
 
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 HALF_DTYPES = ("F16", "BF16")
@@ -142,10 +142,11 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax
     "Pad": (*FLOAT_DTYPES, "U8", "U32"),
     **{kind: (*FLOAT_DTYPES, "U32") for kind in _scatter_params.SCATTER_KINDS},  # U32 indices
+    **{kind: (*FLOAT_DTYPES, *_slice_params.SLICE_DTYPES) for kind in _slice_params.SLICE_KINDS},
 }
 # Kernels that move bits without arithmetic: an adapter without T (cupy's BF16) moves their bit
 # patterns instead of widening, which would quiet a signalling NaN.
-BIT_COPIES = (*_move_params.MOVE_KINDS, "Pad")
+BIT_COPIES = (*_move_params.MOVE_KINDS, *_slice_params.SLICE_KINDS, "Pad")
 
 
 def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wired) -> bool | str:
@@ -203,6 +204,14 @@ def in_place(contract) -> bool:
     """The contract declares its output in place of an input (``aliasing: in_place(x)``): the
     executor hands the target as ``outputs[0]``, over the input's own memory."""
     return any(getattr(o, "aliasing", "none") != "none" for o in getattr(contract, "outputs", ()))
+
+
+def other_inputs(contract, call) -> list:
+    """The inputs of an in-place call besides the one its output is declared in place of (a
+    slab write's source, a ring's position), in contract order; the target itself reaches the
+    kernel as ``outputs[0]``."""
+    targets = {getattr(o, "aliasing", "none") for o in contract.outputs}
+    return [arg for spec, arg in zip(contract.inputs, call.inputs, strict=True) if spec.name not in targets]
 
 
 def writable_view(arg):

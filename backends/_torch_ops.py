@@ -40,6 +40,7 @@ from backends._torch_pad import TORCH_PAD
 from backends._torch_quant import TORCH_QUANT
 from backends._torch_scan import TORCH_SCAN
 from backends._torch_scatter import TORCH_SCATTER
+from backends._torch_slices import TORCH_SLICES
 
 
 @dataclass(frozen=True)
@@ -247,5 +248,6 @@ TORCH_TABLE: dict[str, Entry] = {
     **TORCH_SCAN,
     **TORCH_FUSED,
     **TORCH_SCATTER,
+    **TORCH_SLICES,
     **TORCH_INPLACE,
 }

@@ -37,6 +37,7 @@ from backends._xp_pad import XP_PAD
 from backends._xp_quant import XP_QUANT
 from backends._xp_scan import XP_SCAN
 from backends._xp_scatter import XP_SCATTER
+from backends._xp_slices import XP_SLICES
 
 
 @dataclass(frozen=True)
@@ -309,5 +310,6 @@ XP_TABLE: dict[str, Entry] = {
     **XP_SCAN,
     **XP_FUSED,
     **XP_SCATTER,
+    **XP_SLICES,
 }
 XP_TABLE.update(in_place_entries(XP_TABLE))

@@ -10,7 +10,14 @@ either: it is composed from ``numpy.exp`` in the contract's split form.
 
 from __future__ import annotations
 
-from backends._common import check_dtypes, in_place, make_op_call, store_outputs, writable_view
+from backends._common import (
+    check_dtypes,
+    in_place,
+    make_op_call,
+    other_inputs,
+    store_outputs,
+    writable_view,
+)
 from judge.api import Backend
 
 
@@ -66,8 +73,9 @@ class NumpyBackend(Backend):
         t = get_format(op.dtype).numpy_dtype
         env = XpEnv(lib=_numpy_lib(), op=op, compute=t, t=t)
         if in_place(contract):  # the target is outputs[0], the operand's own memory
+            args = [writable_view(call.outputs[0]), *(arg.view() for arg in other_inputs(contract, call))]
             with np.errstate(all="ignore"):
-                XP_TABLE[op.op_kind](env, [writable_view(call.outputs[0])])
+                XP_TABLE[op.op_kind](env, args)
             return None
         # Accepted strided / stride-0 layouts reach numpy as views, never copied.
         args = [arg.view() for arg in call.inputs]

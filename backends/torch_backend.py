@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import warnings
 
-from backends._common import check_dtypes, in_place, make_op_call, store_outputs, writable_view
+from backends._common import (
+    check_dtypes,
+    in_place,
+    make_op_call,
+    other_inputs,
+    store_outputs,
+    writable_view,
+)
 from judge.api import Backend, is_resident
 
 _TORCH_DTYPES = {"F32": "float32", "F64": "float64", "F16": "float16", "BF16": "bfloat16", "BOOL": "bool"}
@@ -111,7 +118,7 @@ class TorchBackend(Backend):
         op = make_op_call(contract, call)
         env = TorchEnv(torch=torch, op=op, t_numpy=get_format(op.dtype).numpy_dtype)
         if in_place(contract):
-            return self._run_in_place(torch, env, call)
+            return self._run_in_place(torch, env, contract, call)
         args = [to_device(torch, arg, self._torch_device()) for arg in call.inputs]
         with torch.no_grad():
             result = TORCH_TABLE[op.op_kind](env, args)
@@ -119,16 +126,18 @@ class TorchBackend(Backend):
             return [result.contiguous()]  # stays on the device
         return store_outputs(call, [to_host(torch, result, op.out_dtypes[0])])
 
-    def _run_in_place(self, torch, env, call):
-        """torch's in-place kernel on a tensor over the target, ``outputs[0]``: on the CPU that
-        tensor shares the operand's buffer (``torch.from_numpy``); on another device the
-        result is copied back into the target."""
+    def _run_in_place(self, torch, env, contract, call):
+        """torch's in-place kernel on a tensor over the target, ``outputs[0]`` (the other
+        inputs follow it): on the CPU that tensor shares the operand's buffer
+        (``torch.from_numpy``); on another device the result is copied back into the target."""
         from backends._torch_ops import TORCH_TABLE
 
         out = call.outputs[0]
-        target = to_device(torch, out, self._torch_device())
+        device = self._torch_device()
+        target = to_device(torch, out, device)
+        rest = [to_device(torch, arg, device) for arg in other_inputs(contract, call)]
         with torch.no_grad():
-            TORCH_TABLE[env.op.op_kind](env, [target])
+            TORCH_TABLE[env.op.op_kind](env, [target, *rest])
         if self.device != "cpu":
             writable_view(out)[...] = to_host(torch, target, out.dtype)
         return None

@@ -32,6 +32,7 @@ def _families() -> tuple[Family, ...]:
         rope,
         scans,
         scatter,
+        slices,
     )
 
     return (
@@ -52,6 +53,7 @@ def _families() -> tuple[Family, ...]:
         fused.FAMILY,
         scatter.FAMILY,
         inplace.FAMILY,
+        slices.FAMILY,
     )
 
 
