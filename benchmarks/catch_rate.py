@@ -92,6 +92,15 @@ FAMILY_CASES = [
     ("broken_inplace.py", "TwoPassSilu", "inplace.fkc.md", "silu_inplace", "BF16"),
     ("broken_inplace.py", "ReturnsFresh", "inplace.fkc.md", "silu_inplace", "F32"),
     ("broken_inplace.py", "ClobbersPastEnd", "inplace.fkc.md", "silu_inplace", "F16"),
+    # slab writes and copies: a ring that never wraps, a ring read from the range start, a row
+    # stored one element past its end, a copy by pairs that drops an odd tail
+    ("broken_slices.py", "RingForgetsModulus", "slices.fkc.md", "write_slice_rotating_cpu", "F32"),
+    ("broken_slices.py", "RingForgetsModulus", "slices.fkc.md", "write_slice_rotating_cpu", "U8"),
+    ("broken_slices.py", "RingReadsRangeStart", "slices.fkc.md", "write_slice_rotating_cpu", "F32"),
+    ("broken_slices.py", "WriteSliceInclusiveEnd", "slices.fkc.md", "write_slice_cpu", "F32"),
+    ("broken_slices.py", "WriteSliceInclusiveEnd", "slices.fkc.md", "write_slice_cpu", "BF16"),
+    ("broken_slices.py", "CopyDropsOddTail", "slices.fkc.md", "copy_cpu", "F32"),
+    ("broken_slices.py", "CopyDropsOddTail", "slices.fkc.md", "copy_cpu", "I64"),
 ]
 
 

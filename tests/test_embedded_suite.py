@@ -36,7 +36,8 @@ SEED_TWINS = (
 # The families beyond the seeds, from the dispatch inventory.
 FAMILY_FILES = ("attention.fkc.md", "backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md",
                 "data-movement.fkc.md", "fused.fkc.md", "inplace.fkc.md", "matmul.fkc.md", "pad.fkc.md",
-                "quant-matmul.fkc.md", "rope.fkc.md", "scans.fkc.md", "scatter.fkc.md", "softmax-norm.fkc.md")
+                "quant-matmul.fkc.md", "rope.fkc.md", "scans.fkc.md", "scatter.fkc.md", "slices.fkc.md",
+                "softmax-norm.fkc.md")
 
 
 # --- helpers -------------------------------------------------------------------------------------

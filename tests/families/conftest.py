@@ -154,3 +154,13 @@ def broken_inplace():
 @pytest.fixture(scope="session")
 def inplace_contract():
     return by_kernel("inplace.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_slices():
+    return plugin("broken_slices.py")
+
+
+@pytest.fixture(scope="session")
+def slices_contract():
+    return by_kernel("slices.fkc.md")
