@@ -38,15 +38,18 @@ def dest_shape(draw, contract, budget) -> list[int]:
 
 @st.composite
 def _sides(draw, budget, rank: int, ring: int | None) -> list[int]:
-    """``rank`` sides within the budget, an empty one about one draw in sixteen; the ring axis
-    (``ring``) is never empty and may be a little longer (room for a ring and a wrap)."""
-    dims, used = [], 1
-    for d in range(rank):
+    """``rank`` sides within the budget. Without a ring an axis is empty about one draw in
+    sixteen (more, as Hypothesis favours the top value); a ring's destination has no empty
+    axis (its slab may still be empty), and its ring axis holds at least two slots and may be a
+    little longer, so that the ring has room to wrap."""
+    dims, used = [0] * rank, 1
+    order = ([ring] if ring is not None else []) + [d for d in range(rank) if d != ring]
+    for d in order:  # the ring's side first, so the budget leaves it room to wrap
         extra = 3 if d == ring else 0
         hi = max(1, min(budget.max_side + extra, budget.max_elements // max(used, 1)))
-        empty = d != ring and draw(st.integers(0, 15)) == 15
-        side = 0 if empty else draw(st.integers(1, hi))
-        dims.append(side)
+        empty = ring is None and draw(st.integers(0, 15)) == 15
+        side = 0 if empty else draw(st.integers(2 if d == ring and hi > 1 else 1, hi))
+        dims[d] = side
         used *= max(side, 1)
     return dims
 
