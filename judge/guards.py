@@ -125,8 +125,8 @@ def _span(t: TensorArg) -> tuple[int, int]:
 
 def guarded(t: TensorArg, name: str, p: Plan, shift: int = 0) -> tuple[TensorArg, Zone]:
     """A copy of ``t`` in a guarded allocation: the same view over a base buffer ``shift`` bytes
-    past an ``p.align`` boundary, guards of ``p.guard`` bytes (plus ``shift`` in front) around it."""
-    nbytes, front = t.base.nbytes, p.guard + shift
+    past a ``p.align`` boundary, guards of at least ``p.guard`` bytes around it."""
+    nbytes, front = t.base.nbytes, -(-p.guard // p.align) * p.align + shift  # base: align + shift
     memory = _aligned(front + nbytes + p.guard, p.align)
     item = t.base.itemsize
     memory[:front] = _pattern(t.dtype, item, front)
