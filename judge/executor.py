@@ -5,7 +5,9 @@ contiguous copy where it does not (auto-Contiguize), pre-allocates poison-filled
 outputs, calls the backend, and checks what the call did besides computing: inputs unchanged,
 every output element written, output dtype and shape as the rules say, same bits on a repeat.
 An output declared ``in_place(x)`` is ``x``'s own memory instead (``judge.aliasing``): its
-result is read from that memory, and the rest of ``x``'s buffer must keep its bits.
+result is read from that memory, and the rest of ``x``'s buffer must keep its bits. Every base
+buffer lies between poisoned guard zones (``judge.guards``); a changed guard byte is
+``out_of_bounds``.
 """
 
 from __future__ import annotations
