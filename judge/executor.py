@@ -148,16 +148,17 @@ def prepare_call(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dt
     zones: list = []
     if guards is not None:
         copies, zones = _guarded(copies, guards, names)
-    outs = [aliasing.alias_of(copies[aliases[j]], s, d, case_id or "executor") if j in aliases
-            else poison_output(s, d)
-            for j, (s, d) in enumerate(zip(out_shapes, out_dtypes, strict=True))]
-    if guards is not None:
-        for j, out in enumerate(outs):
-            if j in aliases:
-                zones.append(zones[aliases[j]])
-                continue
-            outs[j], zone = guard_zones.guarded(out, f"output {j}", guards)
+    outs = []
+    for j, (shape, dtype) in enumerate(zip(out_shapes, out_dtypes, strict=True)):
+        if j in aliases:
+            outs.append(aliasing.alias_of(copies[aliases[j]], shape, dtype, case_id or "executor"))
+            zones.extend(zones[aliases[j]:aliases[j] + 1])  # shares its target's zone
+        elif guards is not None:
+            out, zone = guard_zones.poisoned(shape, dtype, f"output {j}", guards)
+            outs.append(out)
             zones.append(zone)
+        else:
+            outs.append(poison_output(shape, dtype))
     aliasing.assert_disjoint(copies, outs, aliases)
     return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id, zones)
 
