@@ -85,3 +85,24 @@ def test_correct_standins_pass_inside_guards(broken_guards, offsets, dtype):
         result = _run(backend, dtype, offsets)
         assert result.row.verdict == "pass", f"{backend.name}: {result.message}"
         assert result.row.cases > 0
+
+
+def test_a_misaligned_base_alone_shows_the_aligned_loads(broken_guards):
+    """Contiguous operands at offset 0: the kernel goes wrong exactly in the cases whose base the
+    executor placed one element past the alignment boundary."""
+    import numpy as np
+
+    from judge import guards
+    from judge.api import TensorArg
+    from judge.executor import execute
+
+    contract = _contract(True)
+    outcomes = set()
+    for n in range(1, 17):
+        x = (TensorArg(np.arange(n, dtype=np.float16) + 1, (n,), (1,), 0, "F16"),)
+        shifted = guards.plan(contract, x).shifts != (0,)
+        ex = execute(broken_guards.AlignedLoads(), contract, x, {})
+        wrong = not np.array_equal(ex.outputs[0], -x[0].base)
+        assert wrong == shifted, (n, shifted)
+        outcomes.add(wrong)
+    assert outcomes == {True, False}
