@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # The deliberately broken backends of the kernel families beyond elementwise and reductions,
-# one per bug class: (plugin file in tests/plugins, class, contract file, kernel, dtype).
+# one per bug class: (plugin file in tests/plugins, class, contract file, kernel, dtype[, edit]).
 FAMILY_CASES = [
     ("broken_matmul.py", "HalfAccumulationMatmul", "matmul.fkc.md", "matmul_cpu", "BF16"),
     ("broken_matmul.py", "HalfAccumulationMatmul", "matmul.fkc.md", "matmul_cpu", "F16"),
@@ -101,6 +101,13 @@ FAMILY_CASES = [
     ("broken_slices.py", "WriteSliceInclusiveEnd", "slices.fkc.md", "write_slice_cpu", "BF16"),
     ("broken_slices.py", "CopyDropsOddTail", "slices.fkc.md", "copy_cpu", "F32"),
     ("broken_slices.py", "CopyDropsOddTail", "slices.fkc.md", "copy_cpu", "I64"),
+    # stores past a buffer's end, loads before a misaligned base (a trailing line edit: the
+    # contract is the block with that edit, made by tests/harness/contract_variants.py)
+    ("broken_guards.py", "PairWriter", "reference-elementwise.fkc.md", "neg", "BF16"),
+    ("broken_guards.py", "PairWriter", "reference-elementwise.fkc.md", "neg", "F16"),
+    ("broken_guards.py", "WordStoreF16", "reference-elementwise.fkc.md", "neg", "F16"),
+    *[("broken_guards.py", "AlignedLoads", "reference-elementwise.fkc.md", "neg", d,
+       ("start_offset: rejected", "start_offset: accepted")) for d in ("F16", "BF16")],
 ]
 
 
@@ -138,14 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     profile = get_profile(args.profile)
     total_missed = 0
     cases = [("broken.py", cls, file, kernel, dtype) for cls, file, kernel, dtype, _ in CASES]
-    for cls_plugin, cls, file, kernel, dtype in cases + FAMILY_CASES:
+    from contract_variants import variant
+
+    for cls_plugin, cls, file, kernel, dtype, *edits in cases + FAMILY_CASES:
         if wanted and cls not in wanted:
             continue
+        contract = variant(file, kernel, *edits) if edits else contracts[(file, kernel)]
         start = time.perf_counter()
         missed, checks = [], collections.Counter()
         backend_class = getattr(_plugin(cls_plugin), cls)
         for seed in range(args.seeds):
-            row = run_item(Item(contracts[(file, kernel)], backend_class(), dtype), profile, seed=seed).row
+            row = run_item(Item(contract, backend_class(), dtype), profile, seed=seed).row
             if row.verdict == "fail":
                 checks[row.reason.split(":", 1)[0]] += 1
             else:

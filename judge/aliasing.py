@@ -21,10 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from judge.api import TensorArg
+from judge.guards import MIN_GUARD_BYTES
 from numerics.formats import get_format
 
-# Guard elements appended past the end of an in-place target: at least one 64-byte line.
-TAIL_BYTES = 64
+# Guard elements appended past the end of an in-place target, inside its own buffer (a store
+# one past the view is ``outside_written``); the red zone of ``judge.guards`` lies beyond them.
+TAIL_BYTES = MIN_GUARD_BYTES
 # Finite, distinct values exactly representable in every float format.
 _TAIL_VALUES = (5.5, -0.8125, 40.0, -2.25, 0.046875, 13.0, -96.0, 0.75)
 

@@ -87,6 +87,9 @@ class KernelCall:
     outputs: list[TensorArg]
     output_dtypes: list[str] = field(default_factory=list)
     case_id: str = ""
+    #: The executor's guard zones (``judge.guards``), one per input then output (None: not
+    #: guarded); backends ignore it: each base already lies inside its zone.
+    zones: list = field(default_factory=list)
 
 
 class Backend(abc.ABC):

@@ -5,7 +5,9 @@ contiguous copy where it does not (auto-Contiguize), pre-allocates poison-filled
 outputs, calls the backend, and checks what the call did besides computing: inputs unchanged,
 every output element written, output dtype and shape as the rules say, same bits on a repeat.
 An output declared ``in_place(x)`` is ``x``'s own memory instead (``judge.aliasing``): its
-result is read from that memory, and the rest of ``x``'s buffer must keep its bits.
+result is read from that memory, and the rest of ``x``'s buffer must keep its bits. Every base
+buffer lies between poisoned guard zones (``judge.guards``); a changed guard byte is
+``out_of_bounds``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from judge import aliasing
+from judge import guards as guard_zones
 from judge.api import Backend, KernelCall, TensorArg, contiguous_strides
 from judge.contracts.model import Contract
+from judge.guards import Plan
 from judge.layouts import accepted, materialize
 from judge.sandbox import BackendRaised
 from numerics.formats import get_format
@@ -131,18 +135,50 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 
 
 def prepare_call(inputs: tuple[TensorArg, ...], params: dict, out_shapes, out_dtypes, case_id: str,
-                 aliases: dict[int, int] | None = None) -> KernelCall:
+                 aliases: dict[int, int] | None = None, *, guards: Plan | None = None,
+                 names: tuple[str, ...] = ()) -> KernelCall:
     """One call on fresh copies of the inputs, into poison-filled outputs; an output in
     ``aliases`` (output index -> input index) is that input's own memory instead, whose base
-    is extended by a guarded tail (``judge.aliasing``)."""
+    is extended by a guarded tail (``judge.aliasing``). With ``guards``, every base buffer lies
+    between poisoned guard zones (``judge.guards``), named after ``names`` (the inputs')."""
     aliases = aliases or {}
     targets = set(aliases.values())
-    copies = [aliasing.with_tail(t) if i in targets else _fresh(t) for i, t in enumerate(inputs)]
-    outs = [aliasing.alias_of(copies[aliases[j]], s, d, case_id or "executor") if j in aliases
-            else poison_output(s, d)
-            for j, (s, d) in enumerate(zip(out_shapes, out_dtypes, strict=True))]
+    copies = [aliasing.with_tail(t) if i in targets else t if guards is not None else _fresh(t)
+              for i, t in enumerate(inputs)]  # guarding copies each base again
+    zones: list = []
+    if guards is not None:
+        copies, zones = _guarded(copies, guards, names)
+    outs = []
+    for j, (shape, dtype) in enumerate(zip(out_shapes, out_dtypes, strict=True)):
+        if j in aliases:
+            outs.append(aliasing.alias_of(copies[aliases[j]], shape, dtype, case_id or "executor"))
+            zones.extend(zones[aliases[j]:aliases[j] + 1])  # shares its target's zone
+        elif guards is not None:
+            out, zone = guard_zones.poisoned(shape, dtype, f"output {j}", guards)
+            outs.append(out)
+            zones.append(zone)
+        else:
+            outs.append(poison_output(shape, dtype))
     aliasing.assert_disjoint(copies, outs, aliases)
-    return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id)
+    return KernelCall(copies, dict(params), outs, list(out_dtypes), case_id, zones)
+
+
+def _guarded(copies: list[TensorArg], p: Plan, names: tuple[str, ...]):
+    names = names or tuple(str(i) for i in range(len(copies)))
+    out = [guard_zones.guarded(t, f"input {name!r}", p, shift)
+           for t, name, shift in zip(copies, names, p.shifts, strict=True)]
+    return [t for t, _ in out], [z for _, z in out]
+
+
+def guard_findings(call: KernelCall) -> list[Finding]:
+    """``out_of_bounds``: every guard zone of ``call`` whose bytes the call changed."""
+    seen, found = set(), []
+    for zone in call.zones:
+        if zone is None or id(zone) in seen:
+            continue
+        seen.add(id(zone))
+        found.extend(Finding("out_of_bounds", m) for m in guard_zones.breaches(zone))
+    return found
 
 
 def run_calls(backend: Backend, contract: Contract, calls: list[KernelCall]) -> list[tuple[Any, float]]:
@@ -174,8 +210,7 @@ def checked_outputs(backend: Backend, call: KernelCall, result, out_shapes, out_
     aliases = aliases or {}
     returned = result
     if result is None:
-        result = [aliasing.target(o) if j in aliases else o.base.reshape(o.shape)
-                  for j, o in enumerate(call.outputs)]
+        result = [aliasing.target(o) if j in aliases else o.view() for j, o in enumerate(call.outputs)]
     if len(result) != len(out_shapes):
         return None, [Finding("shape", f"expected {len(out_shapes)} output(s), got {len(result)}")]
     findings: list[Finding] = []
@@ -215,10 +250,14 @@ def execute(backend: Backend, contract: Contract, inputs: tuple[TensorArg, ...],
     full_params = derived_params(contract, params, kernel_inputs, out_shapes)
     ex = Execution(kernel_inputs, out_shapes, out_dtypes)
     pairs = aliasing.aliases(contract)
-    calls = [prepare_call(kernel_inputs, full_params, out_shapes, out_dtypes, case_id, pairs)
+    guards = guard_zones.plan(contract, kernel_inputs)
+    names = tuple(s.name for s in contract.inputs)
+    calls = [prepare_call(kernel_inputs, full_params, out_shapes, out_dtypes, case_id, pairs,
+                          guards=guards, names=names)
              for _ in range(1 + repeats)]
     ran = run_calls(backend, contract, calls)
     ex.backend_seconds += sum(seconds for _, seconds in ran)
+    ex.findings.extend(next((f for f in map(guard_findings, calls) if f), []))
     outputs, findings = checked_outputs(backend, calls[0], ran[0][0], out_shapes, out_dtypes, pairs)
     ex.findings.extend(findings)
     if outputs is not None or (pairs and not isinstance(ran[0][0], BaseException)):

@@ -164,8 +164,13 @@ def _call(contract, case, rows, variant: Variant):
     out_shapes = output_shapes(contract, [t.shape for t in inputs], params)
     out_dtypes = output_dtypes(contract, tuple(t.dtype for t in inputs))
     full = derived_params(contract, params, tuple(inputs), out_shapes)
+    from judge.guards import plan
+
+    # Guarded like every call (a stray store lands in a guard, not in the Judge's own memory);
+    # the search's own calls report it.
     return prepare_call(tuple(inputs), full, out_shapes, out_dtypes, f"invariance {variant.label}",
-                        aliases(contract))
+                        aliases(contract), guards=plan(contract, tuple(inputs)),
+                        names=tuple(s.name for s in contract.inputs))
 
 
 def _difference(rows, plan: list[Variant], outputs, dtypes: list[str], determinism: str) -> str | None:

@@ -150,15 +150,17 @@ class Sandbox:
         if first:
             self.conn.send(("contract", key, contract))
             self._contracts.add(key)
-        self.conn.send(("run", key, calls))
+        from judge.guards import for_wire, storage
+
+        self.conn.send(("run", key, [for_wire(c) for c in calls]))
         if first:  # unpickling a contract's first calls may import modules: their timeouts
             # count from the worker's "started" (later calls unpickle in microseconds)
             self._receive(STARTUP_TIMEOUT, "while receiving a kernel call")
         done = []
         for call, timeout in zip(calls, timeouts, strict=True):
             kind, result, in_bases, out_bases, seconds = self._receive(timeout, "during a kernel call")
-            for arg, base in zip([*call.inputs, *call.outputs], [*in_bases, *out_bases], strict=True):
-                np.copyto(arg.base, base, casting="no")
+            for here, there in zip(storage(call), [*in_bases, *out_bases], strict=True):
+                np.copyto(here, there, casting="no")  # a guarded base comes back with its zone
             done.append((BackendRaised(result) if kind == "raised" else result, seconds))
         return done
 

@@ -12,7 +12,8 @@ Messages (parent → child → parent):
 - ``("run", key, calls)`` → ``("started",)`` once the calls are unpickled, for the first run
   after the contract arrived only (unpickling may import modules then), then for each call in
   turn ``("ok", result, input bases, output bases, seconds)`` or
-  ``("raised", text, input bases, output bases, seconds)``.
+  ``("raised", text, input bases, output bases, seconds)``; a base the executor guarded
+  travels both ways inside its whole guard zone (``judge.guards``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ def _run(backend, contract, call):
     import time
     import traceback
 
+    from judge.guards import from_wire, storage
+
+    call = from_wire(call)
     start = time.perf_counter()
     try:
         result = backend.run(contract, call)
@@ -72,7 +76,8 @@ def _run(backend, contract, call):
 
         reply = ["ok", None if result is None else [np.asarray(r) for r in result]]
     seconds = time.perf_counter() - start
-    return (*reply, [t.base for t in call.inputs], [t.base for t in call.outputs], seconds)
+    held = storage(call)  # guarded bases travel back inside their whole zones
+    return (*reply, held[:len(call.inputs)], held[len(call.inputs):], seconds)
 
 
 def serve(conn) -> None:
