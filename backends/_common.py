@@ -141,6 +141,7 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax
     "Pad": (*FLOAT_DTYPES, "U8", "U32"),
+    "MatMul": (*FLOAT_DTYPES, "I8", "U8"),  # integer operands: an I32 accumulator
     **{kind: (*FLOAT_DTYPES, "U32") for kind in _scatter_params.SCATTER_KINDS},  # U32 indices
 }
 # Kernels that move bits without arithmetic: an adapter without T (cupy's BF16) moves their bit

@@ -215,6 +215,7 @@ def array_to_bits(arr: np.ndarray, fmt: str) -> np.ndarray:
 
 _INT_RANGES = {
     "BOOL": (0, 1),
+    "I8": (-(1 << 7), (1 << 7) - 1),
     "U8": (0, (1 << 8) - 1),
     "I16": (-(1 << 15), (1 << 15) - 1),
     "U32": (0, (1 << 32) - 1),
