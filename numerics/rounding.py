@@ -231,6 +231,19 @@ def int_range(fmt: str) -> tuple[int, int]:
         raise ValueError(f"{fmt} is not an integer or bool format") from None
 
 
+def store_int(value: int, fmt: str, overflow: str) -> int:
+    """An exact integer stored into integer format ``fmt``: past the range, clamped to its
+    nearest end (``overflow`` "saturate") or taken modulo 2^bits ("wrap").
+
+    >>> store_int(300, "I8", "saturate"), store_int(300, "I8", "wrap")
+    (127, 44)
+    """
+    lo, hi = int_range(fmt)
+    if overflow == "saturate":
+        return min(max(value, lo), hi)
+    return (value - lo) % (hi - lo + 1) + lo
+
+
 def ints_to_array(values: list[int], fmt: str, shape: tuple[int, ...]) -> np.ndarray:
     """An array of an integer/bool format; values outside the format's range are an error."""
     lo, hi = int_range(fmt)

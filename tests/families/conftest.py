@@ -154,3 +154,13 @@ def broken_inplace():
 @pytest.fixture(scope="session")
 def inplace_contract():
     return by_kernel("inplace.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_affine():
+    return plugin("broken_affine.py")
+
+
+@pytest.fixture(scope="session")
+def affine_int_contract():
+    return by_kernel("affine-int.fkc.md")

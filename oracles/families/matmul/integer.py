@@ -5,14 +5,12 @@ drawing keeps k·max|a·b| within I32 (``accumulator_k_limit``), so the exact su
 accumulator's. The contract states the store (no default: a float MatMul has none): under
 ``overflow: saturate`` a sum past the output format's range is clamped to
 its nearest end; under ``wrap`` it is taken modulo 2^bits.
-
->>> saturate_or_wrap(300, "I8", "saturate"), saturate_or_wrap(300, "I8", "wrap")
-(127, 44)
+(``numerics.rounding.store_int``).
 """
 
 from __future__ import annotations
 
-from numerics.rounding import int_range, ints_to_array
+from numerics.rounding import int_range, ints_to_array, store_int
 from oracles.output import OracleOutput, out_format, resolve_rule
 
 ACCUMULATOR = "I32"
@@ -25,14 +23,6 @@ def accumulator_k_limit(dtype: str) -> int:
     lo, hi = int_range(dtype)
     biggest = max(lo * lo, hi * hi)
     return int_range(ACCUMULATOR)[1] // biggest
-
-
-def saturate_or_wrap(value: int, fmt: str, rule: str) -> int:
-    lo, hi = int_range(fmt)
-    if rule == "saturate":
-        return min(max(value, lo), hi)
-    span = hi - lo + 1
-    return (value - lo) % span + lo
 
 
 def evaluate_int_matmul(lhs, rhs, dims, out_dtypes, rules, defaults) -> list[OracleOutput]:
@@ -51,7 +41,7 @@ def evaluate_int_matmul(lhs, rhs, dims, out_dtypes, rules, defaults) -> list[Ora
             for j in range(n):
                 col = b[ri * k * n + j:(ri + 1) * k * n:n]
                 total = sum(x * y for x, y in zip(row, col, strict=True))
-                values.append(saturate_or_wrap(total, fmt, rule))
+                values.append(store_int(total, fmt, rule))
     return [OracleOutput(expected=ints_to_array(values, fmt, (*lb, m, n)))]
 
 

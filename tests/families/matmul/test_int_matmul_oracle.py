@@ -10,8 +10,9 @@ import pytest
 
 import oracles
 from numerics.long_rows import INT_PATTERNS, int_row
+from numerics.rounding import store_int
 from numerics.values import POISON_BITS
-from oracles.families.matmul.integer import accumulator_k_limit, saturate_or_wrap
+from oracles.families.matmul.integer import accumulator_k_limit
 
 P = {"lhs_batch_dims": [2], "rhs_batch_dims": [1], "m": 2, "n": 3, "k": 4}
 
@@ -20,7 +21,7 @@ def _by_index(a: np.ndarray, b: np.ndarray, fmt: str, rule: str) -> np.ndarray:
     out = np.zeros((2, 2, 3), dtype=a.dtype)
     for bi, i, j in itertools.product(range(2), range(2), range(3)):
         total = sum(int(a[bi, i, t]) * int(b[0, t, j]) for t in range(4))
-        out[bi, i, j] = saturate_or_wrap(total, fmt, rule)
+        out[bi, i, j] = store_int(total, fmt, rule)
     return out
 
 
@@ -38,9 +39,9 @@ def test_integer_matmul_matches_the_sums_by_index(fmt, rule):
 
 
 def test_the_store_clamps_or_wraps_at_the_ends():
-    assert [saturate_or_wrap(v, "I8", "saturate") for v in (-129, -128, 127, 128)] == [-128, -128, 127, 127]
-    assert [saturate_or_wrap(v, "I8", "wrap") for v in (-129, 128, 256)] == [127, -128, 0]
-    assert [saturate_or_wrap(v, "U8", "saturate") for v in (-1, 255, 256)] == [0, 255, 255]
+    assert [store_int(v, "I8", "saturate") for v in (-129, -128, 127, 128)] == [-128, -128, 127, 127]
+    assert [store_int(v, "I8", "wrap") for v in (-129, 128, 256)] == [127, -128, 0]
+    assert [store_int(v, "U8", "saturate") for v in (-1, 255, 256)] == [0, 255, 255]
 
 
 def test_the_accumulator_limit_keeps_the_sum_in_i32():
