@@ -55,3 +55,15 @@ def test_long_integer_rows_hold_no_poison(fmt, pattern):
     row = int_row(pattern, 4096, fmt, np.random.default_rng(1))
     assert len(row) == 4096
     assert not np.any(row.view(np.uint8) == POISON_BITS[fmt])
+
+
+def test_a_result_that_is_the_poison_is_not_unwritten():
+    """U8's poison, 0xA5, is a sum a U8 MatMul returns: only where the oracle expects another
+    value does an element holding it show an unwritten output."""
+    from judge.executor import Finding, poison_expected
+
+    found = Finding("unwritten", "1 element(s) still hold the poison pattern", 0, (0,))
+    observed = np.array([0xA5, 3], np.uint8)
+    assert poison_expected(found, observed, np.array([0xA5, 3], np.uint8), "U8")
+    assert not poison_expected(found, observed, np.array([0xA4, 3], np.uint8), "U8")
+    assert not poison_expected(Finding("exact", "", 0), observed, observed, "U8")
