@@ -141,6 +141,8 @@ DTYPES_BY_KIND: dict[str, tuple[str, ...]] = {
     "QMatMul": ("F32", "U32"),  # activations, GGUF weight blocks as words
     "Nf4Matmul": ("F32", "F16", "BF16", "U8"),  # activations, packed nibbles, F32 absmax
     "Pad": (*FLOAT_DTYPES, "U8", "U32"),
+    "MatMul": (*FLOAT_DTYPES, "I8", "U8"),  # integer operands: an I32 accumulator
+    "Affine": (*FLOAT_DTYPES, "I32", "I64", "U8"),  # integer x: F64 math, rounded and clamped
     **{kind: (*FLOAT_DTYPES, "U32") for kind in _scatter_params.SCATTER_KINDS},  # U32 indices
     **{kind: (*FLOAT_DTYPES, *_slice_params.SLICE_DTYPES) for kind in _slice_params.SLICE_KINDS},
 }
@@ -158,6 +160,18 @@ def check_dtypes(op_kind: str | None, dtypes: Sequence[str], *, library: str, wi
     if bad:
         return f"{library} adapter wires {op_kind} for {', '.join(allowed)} only, not {bad}"
     return True
+
+
+def int_affine(xp, x, mul: float, add: float, *, rint, cast, float64, iinfo):
+    """Affine on an integer tensor the way a numpy-API or torch program writes it (``cast``:
+    (array, dtype) -> the array converted, ``astype`` or ``to``): ``mul·x + add`` in float64 (exact while |mul·x| stays below 2^53), rounded half to even (``rint``), clamped
+    to T's range and cast back. T's largest I64 rounds up to 2^63 in float64, which no cast
+    holds, so the ends are written as integers where a result reaches them."""
+    info = iinfo(x.dtype)
+    y = rint(cast(x, float64) * mul + add)
+    high, low = y >= float(info.max), y <= float(info.min)
+    inside = cast(xp.where(high | low, 0.0, y), x.dtype)
+    return xp.where(high, info.max, xp.where(low, info.min, inside))
 
 
 def cast_scalar(value: float, np_dtype) -> float:

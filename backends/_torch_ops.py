@@ -22,6 +22,7 @@ from backends._common import (
     OpCall,
     cast_scalar,
     clamp_bounds,
+    int_affine,
     padded_target,
     reduce_dims,
     reduce_to_axes,
@@ -112,6 +113,10 @@ def _powi(env, args):
 
 def _affine(env, args):
     p = env.op.params
+    if not args[0].dtype.is_floating_point:
+        torch = env.torch
+        return int_affine(torch, args[0], float(p["mul"]), float(p["add"]), rint=torch.round,
+                          cast=lambda a, t: a.to(t), float64=torch.float64, iinfo=torch.iinfo)
     return args[0] * env.cst(float(p.get("mul", 1.0))) + env.cst(float(p.get("add", 0.0)))
 
 

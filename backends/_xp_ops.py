@@ -19,6 +19,7 @@ from backends._common import (
     OpCall,
     cast_scalar,
     clamp_bounds,
+    int_affine,
     padded_target,
     reduce_dims,
     reduce_to_axes,
@@ -173,6 +174,10 @@ def _powi(env, args):
 
 def _affine(env, args):
     p = env.op.params
+    if args[0].dtype.kind in "iu":
+        xp = env.xp
+        return int_affine(xp, args[0], float(p["mul"]), float(p["add"]), rint=xp.rint,
+                          cast=lambda a, t: a.astype(t), float64=xp.float64, iinfo=xp.iinfo)
     return args[0] * env.cst(float(p.get("mul", 1.0))) + env.cst(float(p.get("add", 0.0)))
 
 

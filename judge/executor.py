@@ -129,6 +129,19 @@ def _bits(a: np.ndarray, dtype: str) -> np.ndarray:
     return np.ascontiguousarray(a).view(get_format(dtype).bits_dtype).reshape(a.shape)
 
 
+def poison_expected(finding: Finding, observed, expected, dtype: str) -> bool:
+    """Whether every element an ``unwritten`` finding flags holds the poison where the oracle
+    expects exactly that value. An 8-bit integer's poison (0xA5) is a value arithmetic returns
+    (a U8 sum of 165, an I8 one of -91): only an element that should hold something else
+    proves the kernel never wrote it."""
+    if finding.check != "unwritten":
+        return False
+    obs, exp = _bits(observed, dtype), _bits(expected, dtype)
+    if obs.shape != exp.shape:
+        return False
+    return bool(np.all(exp[obs == POISON_BITS[dtype]] == POISON_BITS[dtype]))
+
+
 def _first(mask: np.ndarray) -> tuple[int, ...]:
     """Index of the first True element (works for rank 0, unlike ``np.argwhere``)."""
     return tuple(int(v) for v in np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape))

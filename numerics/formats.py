@@ -89,6 +89,7 @@ FORMATS: dict[str, Format] = {
         # OCP OFP8 E4M3 (ml_dtypes.float8_e4m3fn): bias 7, max finite 448, NaN S.1111.111
         Format("F8E4M3", "float", 8, precision=4, emax=8, bias=7, has_inf=False),
         Format("BOOL", "bool", 8),
+        Format("I8", "int", 8),
         Format("U8", "uint", 8),
         Format("U32", "uint", 32),
         Format("I16", "int", 16),
@@ -117,6 +118,7 @@ def _numpy_dtype(name: str) -> np.dtype:
             "F32": np.float32,
             "F16": np.float16,
             "BOOL": np.bool_,
+            "I8": np.int8,
             "U8": np.uint8,
             "U32": np.uint32,
             "I16": np.int16,

@@ -16,7 +16,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from numerics.formats import get_format
-from numerics.values import SEED
+from numerics.rounding import int_range
+from numerics.values import SEED, reserved_bits
 
 PATTERNS = ("equal", "large_then_small", "random", "cancelling", "halves")
 EQUAL_VALUES = (1.0, 0.5, 3.0, 0.1, 1.0 / 3.0)
@@ -66,3 +67,36 @@ def draw_row(draw, longest: int, patterns: tuple[str, ...] = PATTERNS
     pattern = draw(st.sampled_from(patterns))
     value = draw(st.sampled_from(EQUAL_VALUES))
     return length, pattern, value, np.random.default_rng(draw(SEED))
+
+
+# Integer long rows: extremes (every product near the largest, the sum far past the output's
+# range, where an I8 or I16 accumulator wraps), random values over the whole range, and pairs
+# that cancel (partial sums far out, the total small: a saturating accumulator clamps them).
+INT_PATTERNS = ("extremes", "random", "cancelling")
+
+
+def int_row(pattern: str, count: int, dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """``count`` values of integer format ``dtype`` following ``pattern``, none of them the
+    format's reserved poison (moved one up)."""
+    fmt = get_format(dtype)
+    lo, hi = int_range(dtype)
+    if pattern == "extremes":
+        row = rng.choice(np.array([lo, lo + 1, hi - 1, hi]), count)
+    elif pattern == "random":
+        row = rng.integers(lo, hi, count, endpoint=True)
+    else:
+        top = min(hi, -lo) if lo < 0 else hi
+        half = rng.integers(top // 2, top, (count + 1) // 2, endpoint=True)
+        sign = -1 if lo < 0 else 0  # unsigned: pairs of a value and zero
+        row = rng.permutation(np.concatenate([half, sign * half])[:count])
+    row = row.astype(fmt.numpy_dtype)
+    poison = np.array(reserved_bits(dtype), dtype=fmt.bits_dtype).view(row.dtype)
+    row[np.isin(row, poison)] += 1
+    return row
+
+
+def draw_int_row(draw, longest: int) -> tuple[int, str, np.random.Generator]:
+    """(length, pattern, numpy generator) of an integer long row no longer than ``longest``."""
+    length = draw(st.sampled_from(lengths(longest) or (longest,)))
+    pattern = draw(st.sampled_from(INT_PATTERNS))
+    return length, pattern, np.random.default_rng(draw(SEED))

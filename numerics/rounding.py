@@ -215,6 +215,7 @@ def array_to_bits(arr: np.ndarray, fmt: str) -> np.ndarray:
 
 _INT_RANGES = {
     "BOOL": (0, 1),
+    "I8": (-(1 << 7), (1 << 7) - 1),
     "U8": (0, (1 << 8) - 1),
     "I16": (-(1 << 15), (1 << 15) - 1),
     "U32": (0, (1 << 32) - 1),
@@ -228,6 +229,19 @@ def int_range(fmt: str) -> tuple[int, int]:
         return _INT_RANGES[fmt]
     except KeyError:
         raise ValueError(f"{fmt} is not an integer or bool format") from None
+
+
+def store_int(value: int, fmt: str, overflow: str) -> int:
+    """An exact integer stored into integer format ``fmt``: past the range, clamped to its
+    nearest end (``overflow`` "saturate") or taken modulo 2^bits ("wrap").
+
+    >>> store_int(300, "I8", "saturate"), store_int(300, "I8", "wrap")
+    (127, 44)
+    """
+    lo, hi = int_range(fmt)
+    if overflow == "saturate":
+        return min(max(value, lo), hi)
+    return (value - lo) % (hi - lo + 1) + lo
 
 
 def ints_to_array(values: list[int], fmt: str, shape: tuple[int, ...]) -> np.ndarray:

@@ -24,6 +24,7 @@ POISON_BITS = {
     "F16": 0x7EA5,
     "BF16": 0x7FE5,
     "BOOL": 0xA5,
+    "I8": 0xA5,  # -91
     "U8": 0xA5,
     "U32": 0xA5A5A5A5,
     "I16": 0x25A5,
@@ -154,7 +155,7 @@ def element_bits(name: str, hints: tuple[float, ...] = ()) -> st.SearchStrategy[
         return st.integers(0, 1)
     if fmt.is_float:
         return _float_elements(fmt, hints)
-    poison = POISON_BITS[name]  # U8's poison (0xA5) is in range: a copy of it looks unwritten
+    poison = POISON_BITS[name]  # U8's and I8's poison (0xA5) is in range: a copy of it looks unwritten
     if fmt.kind == "int":  # negatives too; as the two's-complement bit pattern of the format
         mask = (1 << fmt.bits) - 1
         return st.integers(-1000, 1000).map(lambda v: v & mask).filter(lambda b: b != poison)

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterable
 from functools import cache
 
+from numerics.formats import get_format
 from numerics.rounding import decode_float, float_spec, round_float
 
 Hints = Callable[[str], list[float]]
@@ -57,6 +58,8 @@ def none(fmt: str) -> list[float]:
 def hints(make: Callable[[str], Iterable[float]]) -> Hints:
     @cache
     def computed(fmt: str) -> tuple[float, ...]:
+        if not get_format(fmt).is_float:  # an integer MatMul's operands: no float hints
+            return ()
         return tuple(representable(fmt, make(fmt)))
 
     def fn(fmt: str) -> list[float]:

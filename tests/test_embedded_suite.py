@@ -34,7 +34,7 @@ SEED_TWINS = (
     "vulkan-elementwise.fkc.md",
 )
 # The families beyond the seeds, from the dispatch inventory.
-FAMILY_FILES = ("attention.fkc.md", "backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md",
+FAMILY_FILES = ("affine-int.fkc.md", "attention.fkc.md", "backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md",
                 "data-movement.fkc.md", "fused.fkc.md", "inplace.fkc.md", "matmul.fkc.md", "pad.fkc.md",
                 "quant-matmul.fkc.md", "rope.fkc.md", "scans.fkc.md", "scatter.fkc.md", "slices.fkc.md",
                 "softmax-norm.fkc.md")

@@ -6,7 +6,7 @@ import json
 
 from judge.contracts.model import RULE_MEANINGS, SEMANTIC_VALUES, Contract, Layout
 
-EDGE_KEYS = ("zeros", "init", "order")
+EDGE_KEYS = ("zeros", "init", "order", "overflow")
 
 _LAYOUT_NAMES = {  # layout flag: how ``judge show`` names it
     "strided": "strided",

@@ -224,6 +224,9 @@ SEMANTIC_VALUES = {
     # Sums and means: "fixed" is a left-to-right fold in the accumulator; "free" leaves the order
     # of summation open, so the overflow of some order's partial sum is admitted.
     "order": ("fixed", "free", "unspecified"),
+    # Integer results outside the output format's range: clamped to its ends, or reduced modulo
+    # 2^bits (two's complement).
+    "overflow": ("saturate", "wrap", "unspecified"),
 }
 
 # What each rule admits, for ``judge show`` and failure messages.
@@ -237,6 +240,8 @@ RULE_MEANINGS = {
                          "NaN is the result"),
     ("order", "free"): ("any summation order: ±inf or NaN is also admitted once the partial sums "
                         "of some order reach the accumulator's overflow threshold"),
+    ("overflow", "saturate"): "an integer result past the output format's range is clamped to its nearest end",
+    ("overflow", "wrap"): "an integer result past the output format's range is taken modulo 2^bits",
 }
 
 
@@ -249,6 +254,7 @@ class Semantics:
     zeros: Rule = Rule("unspecified", "unspecified")
     init: Rule = Rule("unspecified", "unspecified")
     order: Rule = Rule("unspecified", "unspecified")
+    overflow: Rule = Rule("unspecified", "unspecified")
 
     def get(self, key: str) -> Rule:
         return getattr(self, key)

@@ -81,7 +81,7 @@ PRECISION = _map(
     "bit_stable_on_same_hardware", "max_ulp", "max_relative", "max_absolute", "audited", "notes",
     "batch_invariant",
 )
-SEMANTICS = _map("nan", "ties", "rounding", "remainder", "zeros", "init", "order")
+SEMANTICS = _map("nan", "ties", "rounding", "remainder", "zeros", "init", "order", "overflow")
 BLOCK = _map(
     "kernel", "registrable", "op_kind", "blurb", "backend", "kernel_source", "entry_point",
     "kernel_revision_hash", "accept", "return", "caps", "cost", "precision", "determinism",

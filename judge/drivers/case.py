@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from judge.api import Backend, TensorArg
 from judge.cases import Case, CaseRecord
 from judge.contracts.model import Contract
-from judge.executor import Finding, execute
+from judge.executor import Finding, execute, poison_expected
 from judge.layouts import fast_paths_taken
 from judge.scoring import Score, score_output
 
@@ -48,6 +48,9 @@ def judge_case(contract: Contract, backend: Backend, case: Case, opdef, *, repea
     start = time.perf_counter()
     oracle_outs = opdef.evaluate(case.values, case.params, ex.out_dtypes, contract.semantics.values())
     outcome.oracle_seconds = time.perf_counter() - start
+    outcome.findings = [f for f in outcome.findings if not poison_expected(
+        f, ex.outputs[f.output], oracle_outs[f.output].expected, ex.out_dtypes[f.output])]
+    outcome.unwritten = sum(f.check == "unwritten" for f in outcome.findings)
     names = tuple(s.name for s in contract.inputs)
 
     def scored(outputs, into: Score) -> Score:

@@ -164,3 +164,13 @@ def broken_slices():
 @pytest.fixture(scope="session")
 def slices_contract():
     return by_kernel("slices.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_affine():
+    return plugin("broken_affine.py")
+
+
+@pytest.fixture(scope="session")
+def affine_int_contract():
+    return by_kernel("affine-int.fkc.md")

@@ -1,6 +1,7 @@
 """Test-only MatMul / CumSum backends: a small correct CPU backend and variants that accumulate
 BF16 and F16 in their storage format instead of the F32 the contracts name (and one that reads
-the wrong rhs batch under GQA). Loadable as a ``--plugin`` file."""
+the wrong rhs batch under GQA); integer variants that sum I8 products in I8 or I16 instead of
+I32, and one that clamps U8 results to the I8 range. Loadable as a ``--plugin`` file."""
 
 from __future__ import annotations
 
@@ -45,7 +46,15 @@ class MiniMatmulCpu(judge.Backend):
 
     def matmul(self, a, b, p):
         b = _expand(b, p["lhs_batch_dims"], p["rhs_batch_dims"])
+        if a.dtype.kind in "iu":
+            return self.int_matmul(a, b)
         return np.matmul(a.astype(self.acc(a)), b.astype(self.acc(b)))
+
+    @staticmethod
+    def int_matmul(a, b):
+        """I32 accumulation, saturating store."""
+        info = np.iinfo(a.dtype)
+        return np.clip(np.matmul(a.astype(np.int32), b.astype(np.int32)), info.min, info.max)
 
     def cumsum(self, x, axis):
         return np.cumsum(x, axis=axis, dtype=self.acc(x))
@@ -109,7 +118,42 @@ class SplitKBf16Partials(MiniMatmulCpu):
         return total
 
 
-BROKEN = (HalfAccumulationMatmul, HalfAccumulationCumSum, TiledGqa, SplitKBf16Partials)
+class NarrowInt8Matmul(MiniMatmulCpu):
+    """Multiplies I8 matrices with numpy's own int8 matmul: the products are summed in int8
+    and wrap, and nothing saturates."""
+
+    name = "broken-int8-accumulation-matmul"
+
+    @staticmethod
+    def int_matmul(a, b):
+        return np.matmul(a, b)
+
+
+class Int16AccumulationMatmul(MiniMatmulCpu):
+    """Sums I8 products in int16 (wide enough for one product, 128·128), then saturates:
+    a dot product past ±32,767 wraps before the store."""
+
+    name = "broken-int16-accumulation-matmul"
+
+    @staticmethod
+    def int_matmul(a, b):
+        info = np.iinfo(a.dtype)
+        return np.clip(np.matmul(a.astype(np.int16), b.astype(np.int16)), info.min, info.max)
+
+
+class SignedSaturationMatmul(MiniMatmulCpu):
+    """One store for both integer formats, written for I8: every result is clamped to
+    [-128, 127], so a U8 sum above 127 stores 127."""
+
+    name = "broken-signed-saturation-matmul"
+
+    @staticmethod
+    def int_matmul(a, b):
+        return np.clip(np.matmul(a.astype(np.int32), b.astype(np.int32)), -128, 127)
+
+
+BROKEN = (HalfAccumulationMatmul, HalfAccumulationCumSum, TiledGqa, SplitKBf16Partials,
+          NarrowInt8Matmul, Int16AccumulationMatmul, SignedSaturationMatmul)
 
 
 def backends() -> list[judge.Backend]:

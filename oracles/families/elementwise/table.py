@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from oracles import arith, edges, hints
 from oracles.families.elementwise.evaluate import binary, compare, unary, unary_with_params, where
+from oracles.families.elementwise.integer import evaluate_int_affine
 from oracles.families.elementwise.params import AFFINE, CLAMP, POWI
 from oracles.opdef import OpDef
 
@@ -57,6 +60,17 @@ transcendental = _Transcendental()
 
 def _fma_x(x, mul, add, s):
     return arith.fma(x, mul, add, s)
+
+
+_float_affine = unary_with_params(_fma_x, _affine_params)
+
+
+def _affine(inputs, params, out_dtypes, rules):
+    """Float formats: mul·x + add rounded once; integer ones: ``integer.evaluate_int_affine``."""
+    x = np.asarray(inputs[0])
+    if x.dtype.kind in "iu":
+        return evaluate_int_affine(x, *_affine_params(params or {}), out_dtypes, rules)
+    return _float_affine(inputs, params, out_dtypes, rules)
 
 
 def _powi_x(x, n, s):
@@ -127,8 +141,10 @@ def rows() -> list[OpDef]:
               hints=hints.rounding_ties, sweep_inputs="all"),
         OpDef("PowIElementwise", 1, False, PROPAGATE, unary_with_params(_powi_x, _powi_params),
               params=POWI, hints=hints.power, domain="exp: i32; pow(x, 0) = 1 even for NaN"),
-        OpDef("Affine", 1, False, PROPAGATE, unary_with_params(_fma_x, _affine_params),
-              params=AFFINE, hints=hints.arithmetic, domain="mul·x + add exactly, rounded once"),
+        OpDef("Affine", 1, False, PROPAGATE, _affine,
+              params=AFFINE, hints=hints.arithmetic,
+              domain="mul·x + add exactly, rounded once (integer x: to an integer by the rounding "
+                     "rule, stored by the overflow rule)"),
         OpDef("ClampElementwise", 1, True, CLAMP_RULES,
               edges.clamp_elementwise(_clamp_bounds, CLAMP_RULES), params=CLAMP, hints=hints.ties,
               domain="zeros ordered: min(max(x, lo), hi), -0 below +0; unordered: two IEEE "

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 from oracles import hints
 from oracles.families.matmul.draw import draw_shapes, long_case
-from oracles.families.matmul.evaluate import evaluate_matmul, matmul_out_shape
+from oracles.families.matmul.evaluate import SUMS, evaluate_matmul, matmul_out_shape
 from oracles.family import BatchRows, Family, OutputShapeRule
 from oracles.opdef import OpDef
-
-SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
 
 
 def rows() -> list[OpDef]:
     return [
         OpDef("MatMul", 2, False, SUMS, evaluate_matmul, hints=hints.summation,
               domain="out[b, i, j] = Σ_k lhs[b, i, k]·rhs[b', k, j]; b' = b / (lhs_dim / rhs_dim) "
-                     "per batch axis; inf·0 = NaN",
+                     "per batch axis; inf·0 = NaN; integer operands: an exact sum, stored by the "
+                     "overflow rule",
               reduction_bound="sum"),
     ]
 

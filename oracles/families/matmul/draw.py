@@ -1,6 +1,6 @@
 """MatMul's cases: operand shapes tied together through the op params (batch axes equal or
 grouped-query divisible, a shared k), drawn at once with the params, and its long case: a long k
-that exposes a too-narrow accumulator.
+that exposes a too-narrow accumulator (integer operands: rows of their own, ``int_row``).
 
 Sizes stay within the budget's element count; k = 0 and k = 1, empty batch or row axes and GQA
 ratios 2 and 3 are all reachable, and shrinking leads to a plain 1×1 product without batch axes.
@@ -13,8 +13,10 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics.long_rows import draw_row, row_values, rows_of
+from numerics.formats import get_format
+from numerics.long_rows import draw_int_row, draw_row, int_row, row_values, rows_of
 from oracles.drawing import operand_span
+from oracles.families.matmul.integer import accumulator_k_limit
 
 
 @st.composite
@@ -67,5 +69,26 @@ def _long_matmul(draw, contract, dtypes: tuple[str, ...], longest: int, operand)
     return [a, b], {"lhs_batch_dims": [], "rhs_batch_dims": [], "m": m, "n": n, "k": k}
 
 
+@st.composite
+def _long_int_matmul(draw, contract, dtypes: tuple[str, ...], longest: int, operand):
+    """One or two output rows and columns over a long k within the I32 accumulator's reach."""
+    limit = min(longest, accumulator_k_limit(dtypes[0]), accumulator_k_limit(dtypes[1]))
+    k, pattern, rng = draw_int_row(draw, limit)
+    m, n = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    # the cancelling pairs meet a constant column, so their products cancel too
+    rhs_pattern = "extremes" if pattern == "cancelling" else pattern
+
+    def rhs_values(count: int) -> np.ndarray:
+        column = int_row(rhs_pattern, count, dtypes[1], rng)
+        return column[:1].repeat(count) if pattern == "cancelling" else column
+
+    a = draw(operand_span(operand, contract.inputs[0], dtypes[0], (m, k),
+                          lambda count: int_row(pattern, count, dtypes[0], rng)))
+    b = draw(operand_span(operand, contract.inputs[1], dtypes[1], (k, n), rhs_values))
+    return [a, b], {"lhs_batch_dims": [], "rhs_batch_dims": [], "m": m, "n": n, "k": k}
+
+
 def long_case(contract, opdef, dtypes, longest, operand):
+    if get_format(dtypes[0]).kind in ("int", "uint"):
+        return _long_int_matmul(contract, dtypes, longest, operand)
     return _long_matmul(contract, dtypes, longest, operand)

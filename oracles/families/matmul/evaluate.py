@@ -1,4 +1,5 @@
-"""MatMul: exact dot products, rounded once into the output format.
+"""MatMul: exact dot products, rounded once into the output format (integer operands:
+``oracles.families.matmul.integer``).
 
 Every input is a multiple of the smallest subnormal of its format, so a product a·b is an integer
 times 2^(2·qmin) and a sum of them an integer times 2^(2·qmin): formed exactly as Python
@@ -23,11 +24,13 @@ import numpy as np
 
 from numerics.formats import dtype_name
 from numerics.rounding import float_spec
+from oracles.families.matmul.integer import evaluate_int_matmul
 from oracles.output import float_output, output_spec
 from oracles.shapes import as_floats, object_array
 from oracles.sums import acc_format, overflow_admitted, result, special
 
 INF = math.inf
+SUMS = {"nan": "propagate", "order": "free"}  # SPEC §4: the bound holds for any summation order
 
 
 def rhs_batch_index(i: int, lhs_dim: int, rhs_dim: int) -> int:
@@ -88,9 +91,11 @@ def _dot(a_row: list, b_col: list, a_raw: list[float], b_raw: list[float], denom
 
 
 def evaluate_matmul(inputs, params, out_dtypes, rules):
-    fmt, s = output_spec(out_dtypes)
     lhs, rhs = (np.asarray(x) for x in inputs[:2])
     lb, rb, m, n, k = matmul_params([lhs.shape, rhs.shape], params or {})
+    if lhs.dtype.kind in "iu":
+        return evaluate_int_matmul(lhs, rhs, (lb, rb, m, n, k), out_dtypes, rules, SUMS)
+    fmt, s = output_spec(out_dtypes)
     qmin = float_spec(dtype_name(lhs.dtype)).qmin
     denom = 1 << (-2 * qmin)
     acc = acc_format(lhs.dtype)

@@ -18,6 +18,9 @@ CASES = [
     ("HalfAccumulationCumSum", CS, "cumsum_cpu", "BF16", {"reduction_bound"}),
     ("TiledGqa", MM, "matmul_cpu", "F32", {"reduction_bound", "nan", "inf"}),
     ("SplitKBf16Partials", MM, "matmul_cpu", "BF16", {"reduction_bound"}),  # the halves pattern
+    ("NarrowInt8Matmul", MM, "matmul_int_cpu", "I8", {"exact"}),
+    ("Int16AccumulationMatmul", MM, "matmul_int_cpu", "I8", {"exact"}),
+    ("SignedSaturationMatmul", MM, "matmul_int_cpu", "U8", {"exact"}),
 ]
 
 
