@@ -32,6 +32,17 @@ def _availability() -> bool | str:
     return True
 
 
+def _out_dtype(contract, dtypes: tuple[str, ...]) -> str:
+    """The first output's dtype for inputs of ``dtypes``, by the contract's dtype rule."""
+    if not contract.outputs:
+        return dtypes[0] if dtypes else ""
+    rule = contract.outputs[0].dtype_rule
+    if rule.kind == "fixed":
+        return rule.dtype
+    names = [spec.name for spec in contract.inputs]
+    return dtypes[names.index(rule.ref)] if rule.ref in names else dtypes[0]
+
+
 class KomputeBackend(Backend):
     name = "kompute"
     device = "vulkan"
@@ -72,6 +83,12 @@ class KomputeBackend(Backend):
             return f"no Vulkan kernel for op kind {contract.op_kind!r}"
         if entry.family == "cast":
             return cast_support(contract, dtypes)
+        key = (*dtypes, _out_dtype(contract, dtypes))
+        if key in entry.mixed:
+            return True
+        if entry.mixed and len(set(key)) > 1:
+            return (f"{contract.op_kind} has Vulkan kernels for {', '.join(entry.dtypes)} and the keys "
+                    f"{', '.join('[' + ', '.join(k) + ']' for k in entry.mixed)}, not [{', '.join(key)}]")
         float_inputs = [d for d in dtypes if d != "BOOL"][: 1 if entry.family == "move" else None]
         if len(set(float_inputs)) > 1:  # data movement: the data's dtype (indices, mask aside)
             return f"mixed input dtypes {dtypes} are not implemented"

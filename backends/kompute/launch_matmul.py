@@ -1,4 +1,5 @@
-"""Launchers of the MatMul (F32, contiguous, batched with GQA) and CumSum (strided) kernels."""
+"""Launchers of the MatMul (F32 and the mixed-precision keys, contiguous, batched with GQA) and
+CumSum (strided) kernels."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from backends.kompute.layout import (
     reachable_words,
     words_of,
 )
+from backends.kompute.ops import key_program
 from judge.api import KernelCall
 from numerics.formats import get_format
 
@@ -46,18 +48,23 @@ def run_matmul(entry, kernel: str, call: KernelCall) -> list[np.ndarray]:
     if len(lb) != len(rb) or any(r == 0 or ld % r for ld, r in zip(lb, rb, strict=True) if ld):
         raise ValueError(f"{kernel}: rhs batch {rb} neither equals nor divides lhs batch {lb}")
     shape = tuple(call.outputs[0].shape)
+    out_dtype = call.outputs[0].dtype
+    key = (lhs.dtype, rhs.dtype, out_dtype)
+    program = "matmul_f32" if key == ("F32", "F32", "F32") else key_program(entry, key)
+    if program is None:
+        raise ValueError(f"{kernel}: no Vulkan MatMul kernel for [{', '.join(key)}]")
     n = int(np.prod(shape, dtype=np.int64))
     if n == 0:
-        return _finish(np.zeros(0, np.uint32), lhs.dtype, shape)
+        return _finish(np.zeros(0, np.uint32), out_dtype, shape)
     meta = _meta(n)
     what = f"{kernel} batch"
     meta[M_SHAPE:M_STRIDE0] = padded(tuple(lb), 1, what)
     meta[M_STRIDE0:M_STRIDE1] = padded(tuple(ld // r for ld, r in zip(lb, rb, strict=True)), 1, what)
     meta[M_STRIDE1:M_STRIDE1 + 8] = padded(tuple(rb), 1, what)
     meta[M_PARAM:M_PARAM + 3] = (rows, cols, depth)
-    words = device.dispatch("matmul_f32", [words_of(lhs.base[: lhs.size]), words_of(rhs.base[: rhs.size])],
+    words = device.dispatch(program, [words_of(lhs.base[: lhs.size]), words_of(rhs.base[: rhs.size])],
                             _poison(call, n), meta, threads=n)
-    return _finish(words, lhs.dtype, shape)
+    return _finish(words, out_dtype, shape)
 
 
 def run_cumsum(entry, kernel: str, call: KernelCall) -> list[np.ndarray]:

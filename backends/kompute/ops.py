@@ -23,6 +23,8 @@ class OpEntry:
     op_id: int
     dtypes: tuple[str, ...]
     params: str = "none"  # "none" | "affine" | "clamp" | "powi": see backends.kompute.params
+    # Keys (input dtypes..., output dtype) of kernels beyond the plain ones: each its own program.
+    mixed: tuple[tuple[str, ...], ...] = ()
 
 
 def _unary(op_id: int) -> OpEntry:
@@ -61,7 +63,9 @@ OPS: dict[str, OpEntry] = {
     "MeanReduce": OpEntry("reduce", 3, ("F32",)),
     "ArgMaxDim": OpEntry("argreduce", 0, FLOATS),
     "ArgMinDim": OpEntry("argreduce", 1, FLOATS),
-    "MatMul": OpEntry("matmul", 0, ("F32",)),
+    "MatMul": OpEntry("matmul", 0, ("F32",), mixed=(
+        ("F32", "BF16", "F32"), ("BF16", "BF16", "F32"), ("BF16", "BF16", "BF16"),
+        ("F16", "F16", "F16"), ("F16", "F16", "F32"))),  # programs matmul_<lhs>_<rhs>_<out>
     "CumSum": OpEntry("cumsum", 0, FLOATS),
     "Cast": OpEntry("cast", 0, ("F32", "F16", "BF16", "F64", "F8E4M3")),  # pairs: backends.kompute.cast.PAIRS
     "SoftmaxLastDim": OpEntry("rows", 0, ("F32",)),
@@ -73,3 +77,8 @@ OPS: dict[str, OpEntry] = {
 
 def program_name(entry: OpEntry, dtype: str) -> str:
     return f"{entry.family}_{dtype.lower()}"
+
+
+def key_program(entry: OpEntry, key: tuple[str, ...]) -> str | None:
+    """The program of a mixed key (``matmul_bf16_bf16_f32``), or None where the key has none."""
+    return f"{entry.family}_{'_'.join(k.lower() for k in key)}" if key in entry.mixed else None

@@ -25,6 +25,10 @@ class Program:
     defines: tuple[str, ...] = ()
 
 
+# The mixed-precision MatMul kernels, one per [lhs, rhs, out] key (matmul_mixed.comp).
+MIXED_MATMUL_KEYS = (("f32", "bf16", "f32"), ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16"),
+                     ("f16", "f16", "f16"), ("f16", "f16", "f32"))
+
 # (source, target) pairs of cast_bits.comp, lower case as in the program names.
 BIT_CASTS = (("f32", "f64"), ("f64", "f32"),
              *((a, b) for h in ("f32", "f16", "bf16") for a, b in (("f8e4m3", h), (h, "f8e4m3"))))
@@ -47,6 +51,8 @@ PROGRAMS: dict[str, Program] = {
         Program("argreduce_bf16", "argreduce.comp", ("DT_BF16",)),
         Program("copy", "copy.comp"),
         Program("matmul_f32", "matmul.comp"),
+        *(Program(f"matmul_{a}_{b}_{o}", "matmul_mixed.comp", (f"LHS_{a.upper()}", f"RHS_{b.upper()}", f"OUT_{o.upper()}"))
+          for a, b, o in MIXED_MATMUL_KEYS),
         *(Program(f"cumsum_{d.lower()}", "cumsum.comp", (f"DT_{d}",)) for d in ("F32", "F16", "F64", "BF16")),
         *(Program(f"cast_{a}_{b}", "cast.comp", (f"HALF_{h.upper()}", *(("NARROW",) if a == "f32" else ())))
           for a, b, h in (("f32", "f16", "f16"), ("f16", "f32", "f16"), ("f32", "bf16", "bf16"),

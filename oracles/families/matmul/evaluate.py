@@ -6,6 +6,10 @@ times 2^(2·qmin) and a sum of them an integer times 2^(2·qmin): formed exactly
 integers. IEEE specials follow the operations a kernel performs: a NaN operand or inf·0 gives NaN,
 +inf and -inf terms give NaN, otherwise an infinite term gives that infinity.
 
+The operands may differ in format (an F32 lhs against a BF16 rhs): both are scaled by the finer
+of their smallest subnormals, and the accumulator is the wider of the two the operands imply
+(F32 for halves), so a mixed key is held to the bound of its F32 accumulation.
+
 Each element carries ``terms`` for SPEC §4's derived bound (count-1)·u_acc·abs_sum + ulp: count
 k+1 and abs_sum Σ|a·b| + 2^emin_acc (k > 0). A dot product of length k whose products are
 rounded in the accumulator and summed in any order errs by at most k·u·Σ|a·b| (Higham, first
@@ -96,9 +100,9 @@ def evaluate_matmul(inputs, params, out_dtypes, rules):
     if lhs.dtype.kind in "iu":
         return evaluate_int_matmul(lhs, rhs, (lb, rb, m, n, k), out_dtypes, rules, SUMS)
     fmt, s = output_spec(out_dtypes)
-    qmin = float_spec(dtype_name(lhs.dtype)).qmin
+    qmin = min(float_spec(dtype_name(x.dtype)).qmin for x in (lhs, rhs))
     denom = 1 << (-2 * qmin)
-    acc = acc_format(lhs.dtype)
+    acc = max((acc_format(x.dtype) for x in (lhs, rhs)), key=lambda f: float_spec(f).p)
     a_raw = as_floats(lhs.reshape(-1, m, k)) if lhs.size else []
     b_raw = as_floats(rhs.reshape(-1, k, n)) if rhs.size else []
     a_int, b_int = _scaled(a_raw, qmin), _scaled(b_raw, qmin)
