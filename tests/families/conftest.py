@@ -70,8 +70,8 @@ def broken_matmul():
 
 @pytest.fixture(scope="session")
 def contract():
-    """(file, kernel) -> contract of the matmul and cumsum files."""
-    get = by_kernel("matmul.fkc.md", "cumsum.fkc.md")
+    """(file, kernel) -> contract of the matmul (mixed Vulkan keys included) and cumsum files."""
+    get = by_kernel("matmul.fkc.md", "matmul-mixed-vulkan.fkc.md", "cumsum.fkc.md")
     return lambda file, kernel: get(kernel)
 
 
