@@ -4,7 +4,8 @@ selector, which dtypes the shaders implement, and how its params are packed.
 Families: ``unary`` (strided F32/F16/F64 selector; BF16 is the contiguous pair-thread kernel),
 ``binary`` (per-operand strided, all four float dtypes), ``reduce`` (F32, contiguous, any axes),
 ``argreduce`` (contiguous, one axis, U32 out), ``move`` (data movement: any element size, bits),
-``rows`` (last-axis softmax and norms: F32, contiguous, one workgroup per row).
+``rows`` (last-axis softmax and norms: F32, contiguous, one workgroup per row), ``matmul`` (F32,
+and the mixed-precision keys of ``OpEntry.mixed``, each its own program).
 """
 
 from __future__ import annotations
