@@ -149,3 +149,33 @@ def test_params_must_match_the_operands():
     with pytest.raises(ValueError, match="do not match"):
         oracles.evaluate("CumSum", [a], {"outer_count": 1, "dim_size": 2, "inner_count": 3, "axis": 1},
                          ["F32"], {})
+
+
+MIXED_KEYS = [("F32", "BF16", "F32"), ("BF16", "F32", "F32"), ("BF16", "BF16", "F32"), ("BF16", "BF16", "BF16"),
+              ("F16", "F16", "F16"), ("F16", "F16", "F32")]
+
+
+@pytest.mark.parametrize("key", MIXED_KEYS, ids=["-".join(k) for k in MIXED_KEYS])
+def test_mixed_key_matmul_matches_mpfr(key):
+    """Operands of different formats (the Vulkan keys, and the mirror of [F32, BF16]): the
+    exact sum rounded once into the output format; the bound's accumulator is F32 and its
+    underflow term F32's, whichever operand is the half."""
+    mpfr = _mpfr_module()
+    lhs_fmt, rhs_fmt, out_fmt = key
+    rng = np.random.default_rng(sum(map(ord, "".join(key))))
+    compared = bad = 0
+    for trial in range(16):
+        m, n, k = (int(v) for v in rng.integers(1, 5, 3))
+        a = _values(rng, lhs_fmt, (m, k), specials=trial % 2 == 1)
+        b = _values(rng, rhs_fmt, (k, n), specials=trial % 2 == 1)
+        if trial % 4 == 2:  # the finer operand's smallest subnormals, where a coarse scale would lose them
+            a.reshape(-1)[0] = 2.0 ** (get_format(lhs_fmt).emin - get_format(lhs_fmt).precision + 1)
+            b.reshape(-1)[-1] = 2.0 ** (get_format(rhs_fmt).emin - get_format(rhs_fmt).precision + 1)
+        params = {"lhs_batch_dims": [], "rhs_batch_dims": [], "m": m, "n": n, "k": k}
+        out = oracles.evaluate("MatMul", [a, b], params, [out_fmt], {})[0]
+        got = array_to_bits(out.expected, out_fmt).reshape(-1).tolist()
+        want, abs_sums = _matmul_reference(a, b, [], [], out_fmt, mpfr._to_format)
+        for g, w, t, s in zip(got, want, out.terms.reshape(-1).tolist(), abs_sums, strict=True):
+            compared += 1
+            bad += not _same(g, w, out_fmt) or t != (k + 1, s + Fraction(2) ** get_format("F32").emin)
+    assert compared > 40 and bad == 0
