@@ -23,7 +23,7 @@ from pathlib import Path
 CHECKS = (
     "dtype", "shape", "nan", "inf", "signed_zero", "subnormal", "exact", "ties", "ulp", "bound",
     "reduction_bound", "implausible", "determinism", "unwritten", "input_modified",
-    "outside_written", "in_place", "raised", "payload", "batch_invariant",
+    "outside_written", "in_place", "raised", "payload", "batch_invariant", "accepts_invalid",
 )
 
 

@@ -22,14 +22,17 @@ class Profile:
     # Cases whose rows are also computed alone, moved and in a larger batch, where the contract
     # does not declare batch invariance (a declared one is checked on every case).
     invariance_cases: int = 10
+    # Error inputs (SPEC §4) per rule of a contract, on each backend: the operand count, each
+    # input's dtypes and the validations it states (``judge.drivers.invalid``).
+    error_inputs: int = 2
 
 
 PROFILES = {
-    "dev": Profile("dev", 30, derandomize=False, use_database=True),
+    "dev": Profile("dev", 30, derandomize=False, use_database=True, error_inputs=1),
     "ci": Profile("ci", 40, derandomize=True, use_database=False, repeats=3),
     "nightly": Profile("nightly", 400, derandomize=False, use_database=True,
                        budget=Budget(max_rank=4, max_side=7, max_elements=160), shrink_seconds=300,
-                       repeats=5, invariance_cases=50),
+                       repeats=5, invariance_cases=50, error_inputs=4),
 }
 
 
