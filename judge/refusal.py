@@ -30,6 +30,8 @@ def refused(backend: Backend, contract: Contract, inputs, params: dict, out_shap
     try:
         (result, _), = run_calls(backend, contract, [call])
     except BackendDied as died:
+        if died.check not in ("crash", "timeout"):
+            raise  # no worker to run it in: the item's error, not the kernel's
         how = "hung" if died.check == "timeout" else "crashed"
         return [_finding(f"{backend.name} {how} instead of refusing it ({died.reason})", what, shown)]
     written = _written(call, inputs)

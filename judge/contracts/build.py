@@ -20,8 +20,8 @@ from judge.contracts.outputs import ReturnReader
 from judge.contracts.reader import Findings
 from judge.contracts.schema import BLOCK, Node
 from judge.contracts.sections import SectionsReader
-from judge.contracts.validations import ValidationsReader
 from judge.contracts.semantics import derive
+from judge.contracts.validations import ValidationsReader
 
 #: The OpKind's default semantic rules, or None where the oracle does not define the OpKind
 #: (``judge.suite`` hands in ``oracles.semantic_defaults``: this package never imports it).

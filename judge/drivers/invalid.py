@@ -75,7 +75,7 @@ def cast(values: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def _case(base: Case, values, dtypes, params) -> Case:
-    views = tuple(build_view(np.ascontiguousarray(v), tuple(v.shape), CONTIGUOUS, d)
+    views = tuple(build_view(np.array(v, order="C", copy=True), tuple(v.shape), CONTIGUOUS, d)
                   for v, d in zip(values, dtypes, strict=True))
     return Case(base.dtype, views, tuple(np.array(v, copy=True) for v in values),
                 tuple(CONTIGUOUS for _ in values), dict(params))

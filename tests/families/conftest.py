@@ -154,3 +154,8 @@ def broken_inplace():
 @pytest.fixture(scope="session")
 def inplace_contract():
     return by_kernel("inplace.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_invalid():
+    return plugin("broken_invalid.py")
