@@ -37,7 +37,14 @@ PROFILES = {
 
 
 def get_profile(name: str) -> Profile:
+    """The profile ``name``; ``JUDGE_ERROR_INPUTS=N`` in the environment sets its error inputs
+    per rule (0: none), for a run that judges what kernels compute and nothing else."""
+    import os
+    from dataclasses import replace
+
     try:
-        return PROFILES[name]
+        profile = PROFILES[name]
     except KeyError:
         raise KeyError(f"unknown profile {name!r} (use {', '.join(PROFILES)})") from None
+    override = os.environ.get("JUDGE_ERROR_INPUTS", "").strip()
+    return replace(profile, error_inputs=int(override)) if override.isdigit() else profile
