@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import by_kernel
 from judge.profiles import get_profile
 from judge.registry import load_plugin
 from judge.runner import Item, run_item
@@ -18,7 +17,13 @@ from judge.sandbox import IsolatedBackend, spec_of
 
 ROOT = Path(__file__).resolve().parents[3]
 PLUGIN = ROOT / "tests" / "plugins" / "broken_invalid.py"
-CONTRACT = by_kernel("data-movement.fkc.md", "quant-matmul.fkc.md")
+
+
+def contract_of(kernel: str):
+    from judge.suite import load_paths
+
+    loaded = load_paths([ROOT / "suites" / "fuel" / f for f in ("data-movement.fkc.md", "quant-matmul.fkc.md")])
+    return next(c for c in loaded.contracts if c.kernel == kernel)
 
 CASES = [
     # (broken backend class, kernel, dtype, what the message names)
@@ -41,7 +46,7 @@ def isolated(cls: str):
 
 
 def _run(kernel, backend, dtype):
-    return run_item(Item(CONTRACT(kernel), backend, dtype), get_profile("ci"))
+    return run_item(Item(contract_of(kernel), backend, dtype), get_profile("ci"))
 
 
 @pytest.mark.parametrize("cls, kernel, dtype, named", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
