@@ -24,6 +24,7 @@ CHECKS = (
     "dtype", "shape", "nan", "inf", "signed_zero", "subnormal", "exact", "ties", "ulp", "bound",
     "reduction_bound", "implausible", "determinism", "unwritten", "input_modified",
     "outside_written", "in_place", "raised", "payload", "batch_invariant", "out_of_bounds",
+    "accepts_invalid",
 )
 
 

@@ -67,8 +67,9 @@ class ItemResult:
 
 def format_failure(item: Item, case: Case, findings: list[Finding], record: CaseRecord | None) -> str:
     c = item.contract
+    names = tuple(s.name for s in c.inputs) + tuple(f"extra operand {i}" for i in range(len(c.inputs), len(case.inputs)))
     head = (f"{c.file}:{c.location.line} {c.kernel} on {item.backend.name} ({item.dtype}) broke its "
-            f"contract; minimal counterexample:\n{case.describe(tuple(s.name for s in c.inputs))}")
+            f"contract; minimal counterexample:\n{case.describe(names[:len(case.inputs)])}")
     body = "\n".join(f"  [{f.check}] {f.message}" for f in findings)
     tail = ""
     if record is not None:

@@ -30,7 +30,8 @@ PER_ELEMENT = 1e-4
 
 
 class BackendDied(BaseException):
-    """A backend's worker died or hung; ``check`` is ``crash`` or ``timeout``."""
+    """A backend's worker died or hung; ``check`` is ``crash`` or ``timeout`` (``unavailable``:
+    a worker that could not build the backend at all)."""
 
     def __init__(self, check: str, reason: str) -> None:
         super().__init__(reason)
@@ -115,7 +116,7 @@ class Sandbox:
         kind, text, *_ = self.ready()
         if kind != "ready":
             self.close()
-            raise BackendDied("crash", f"{self.spec.name} is unavailable in its worker process: {text}")
+            raise BackendDied("unavailable", f"{self.spec.name} is unavailable in its worker process: {text}")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -108,6 +108,10 @@ def _no_grid(contract, opdef, dtypes):
     return None
 
 
+def _breaks_nothing(contract, opdef, rule, values, params, rng):
+    return None
+
+
 @dataclass(frozen=True)
 class Family:
     """One family's hooks. ``Shape`` is a tuple of ints; ``contract`` a parsed FKC contract.
@@ -146,6 +150,11 @@ class Family:
         dtype) whose full cross product every item also judges, as one deterministic case
         beside the search (``oracles.drawing.special_value_grid``: the format's special values
         and the OpKind's hints); None where the family has no such grid.
+    break_rule: (contract, opdef, rule, operand values, params, rng) -> (operand values,
+        params) of an error input that breaks the stated validation ``rule`` (an index out of
+        its axis, a broken divisibility) and keeps every other rule, from a valid case's values
+        (contiguous, C order) and params; None where the family cannot break that rule on this
+        case. The harness breaks the rules the accept clause implies (operand count, dtypes).
     """
 
     name: str
@@ -162,6 +171,7 @@ class Family:
     example_params: Callable[[OpDef, Shape], dict[str, Any]] | None = None
     batch_rows: Callable[[Any, OpDef, Sequence[Shape], dict[str, Any]], BatchRows | None] = _no_batch_rows
     value_grid: Callable[[Any, OpDef, tuple[str, ...]], tuple[np.ndarray, ...] | None] = _no_grid
+    break_rule: Callable[..., tuple[tuple[np.ndarray, ...], dict[str, Any]] | None] = _breaks_nothing
 
 
 def measured_shape(contract, n: int, *, rows: bool) -> Shape:

@@ -21,6 +21,7 @@ from judge.contracts.reader import Findings
 from judge.contracts.schema import BLOCK, Node
 from judge.contracts.sections import SectionsReader
 from judge.contracts.semantics import derive
+from judge.contracts.validations import ValidationsReader
 
 #: The OpKind's default semantic rules, or None where the oracle does not define the OpKind
 #: (``judge.suite`` hands in ``oracles.semantic_defaults``: this package never imports it).
@@ -89,7 +90,7 @@ def build_contract(
                     defaults_for, shape_rules).build(), findings
 
 
-class _Builder(AcceptReader, ReturnReader, SectionsReader):
+class _Builder(AcceptReader, ReturnReader, SectionsReader, ValidationsReader):
     """One block's contract, read clause by clause."""
 
     def __init__(self, tree, findings, provider, suite, section, spelling, defaults_for,
@@ -123,6 +124,7 @@ class _Builder(AcceptReader, ReturnReader, SectionsReader):
         ret = self._section("return", required=registrable)
         inputs = self._inputs(accept, registrable)
         op_params = self._op_params(accept)
+        validations = self._validations(accept, inputs)
         outputs = self._outputs(ret, inputs, op_params, registrable)
         caps = self._caps()
         cost = self._cost()
@@ -151,5 +153,5 @@ class _Builder(AcceptReader, ReturnReader, SectionsReader):
             revision=revision, inputs=tuple(inputs), op_params=op_params,
             outputs=tuple(outputs), caps=caps, cost=cost, precision=precision,
             determinism=determinism, semantics=semantics, tree=t, suite=self.suite,
-            section=self.section, spelling=self.spelling,
+            section=self.section, spelling=self.spelling, validations=validations,
         )

@@ -70,6 +70,8 @@ def _accept(c: Contract) -> list[str]:
         if f.note:
             line += f"; note {f.note!r}"
         out.append(line)
+    stated = "; ".join(v.describe() for v in c.validations) or "none stated"
+    out.append(f"  refuses      wrong operand count, a dtype outside an input's dtypes; {stated}")
     return out
 
 

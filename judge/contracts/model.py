@@ -100,6 +100,33 @@ class ParamField:
     note: str | None = None
 
 
+VALIDATION_KINDS = ("operand_count", "dtype", "divisible", "index_range", "param_length")
+
+
+@dataclass(frozen=True)
+class Validation:
+    """One refusal the kernel's wrapper states (``accept.validations``, SPEC §4 "Error inputs"):
+    an input that breaks it must be refused. ``kind`` is one of ``VALIDATION_KINDS``;
+    ``input`` names the operand it is about (dtype, index_range), ``axis_of`` the operand whose
+    axis bounds the indices, ``expr`` a divisibility ``a % b == 0`` over op params or
+    dimensions, ``param`` a list op param whose length must equal the operand count."""
+
+    kind: str
+    input: str | None = None
+    axis_of: str | None = None
+    expr: str | None = None
+    param: str | None = None
+    note: str | None = None
+    stated: bool = True  # False: implicit in the accept clause alone (operand count, dtypes)
+    line: int = 0
+
+    def describe(self) -> str:
+        parts = [self.kind]
+        parts += [f"{k}={v}" for k, v in (("input", self.input), ("axis_of", self.axis_of),
+                                          ("expr", self.expr), ("param", self.param)) if v]
+        return " ".join(parts)
+
+
 @dataclass(frozen=True)
 class OpParams:
     variant: str | None  # None for ``{ variant: None }``
@@ -299,6 +326,7 @@ class Contract:
     suite: str = ""  # the suite root the file was found under, for ids
     section: str = ""  # the ``## `` heading the block sits under
     spelling: str = ""  # "indented" | "flattened": how the block was written
+    validations: tuple[Validation, ...] = ()  # as stated in accept.validations
 
     def __hash__(self) -> int:
         # The tree and cost hold dicts; a contract is identified by where it is and what it says.

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from judge import verdict
 from judge.cases import Case, CaseRecord
-from judge.drivers import engine, grid
+from judge.drivers import engine, grid, invalid
 from judge.drivers.case import CaseOutcome, judge_case, recorded_case_shows
 from judge.layouts import FAST_PATHS
+from judge.refusal import CHECK
 from judge.strategies import case_strategy, search_parts
 
 MAX_SAMPLES = 20000
@@ -96,6 +97,20 @@ class Search:
             self.failing = failing
             raise JudgeFailure(failing[1][0].message)
 
+    def errors(self) -> None:
+        """The error inputs: cases the kernel must refuse (judge.drivers.invalid)."""
+        item = self.item
+        # A known accepts_invalid that these error inputs did not show gets other seeds first.
+        for extra in range(STALE_RETRIES + 1):
+            failing = invalid.judge_errors(item.contract, item.backend, item.dtype, self.opdef,
+                                           self.profile, item_seed(item, self.seed + extra), item.key,
+                                           self.expected, self.seen)
+            if failing is not None:
+                self.failing = failing
+                raise JudgeFailure(failing[1][0].message)
+            if CHECK not in self.expected or CHECK in self.seen:
+                break
+
     def attempt(self, extra: int, examples: int) -> None:
         item, profile = self.item, self.profile
         for long, count in search_parts(item.contract, examples, profile.budget):
@@ -107,6 +122,7 @@ class Search:
     def run(self) -> None:
         contract, backend = self.item.contract, self.item.backend
         self.grid()
+        self.errors()
         self.attempt(0, self.profile.max_examples)
         # An entry's recorded counterexample settles it before any further search.
         for check in sorted(set(self.expected) - set(self.seen)):

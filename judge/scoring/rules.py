@@ -28,6 +28,13 @@ Per output element, in this order:
    flushing: of the expected sign, or from a subnormal input of the same element; where the
    family is not elementwise, also no subnormal kept elsewhere in the output) is what broke,
    whichever bound it broke: its check is ``subnormal``. Any other zero is a wrong value.
+
+Checks of a whole call, not of its elements: the executor's (``dtype``, ``shape``,
+``unwritten``, ``input_modified``, ``outside_written``, ``in_place``, ``raised``,
+``determinism``; ``judge.executor``), batch invariance (``batch_invariant``;
+``judge.invariance``), and ``accepts_invalid``: an error input (SPEC §4 "Error inputs") that the
+kernel did not refuse with an error and nothing written (``judge.refusal``). Every check is a
+word of the expectations vocabulary (``judge.expectations.CHECKS``).
 """
 
 from __future__ import annotations

@@ -174,3 +174,16 @@ def broken_affine():
 @pytest.fixture(scope="session")
 def affine_int_contract():
     return by_kernel("affine-int.fkc.md")
+
+
+@pytest.fixture(scope="session")
+def broken_invalid():
+    return plugin("broken_invalid.py")
+
+
+@pytest.fixture(autouse=True)
+def _compute_only(request, monkeypatch):
+    """The families' mini backends compute and check nothing: their items judge what is
+    computed, with no error inputs (tests/families/invalid judges those)."""
+    if "invalid" not in request.node.nodeid:
+        monkeypatch.setenv("JUDGE_ERROR_INPUTS", "0")

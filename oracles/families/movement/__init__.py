@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from oracles.families.movement import evaluate as m
 from oracles.families.movement.draw import draw_input, draw_shapes
+from oracles.families.movement.refuse import break_rule
 from oracles.family import Family, OutputShapeRule
 from oracles.opdef import OpDef
 
@@ -45,4 +46,5 @@ FAMILY = Family(
         "concat": OutputShapeRule((1, None), m.concat_shape),
         "index_select": OutputShapeRule((2, 2), m.index_select_shape),
     },
+    break_rule=break_rule,
 )

@@ -18,6 +18,7 @@ shape ``quant_matmul(activations, weight)``: [batch, m, n]. Cases: ``...quant.dr
 
 from __future__ import annotations
 
+from oracles.families.quant.refuse import break_rule
 from oracles.family import Family, OutputShapeRule
 from oracles.opdef import OpDef
 
@@ -72,4 +73,5 @@ FAMILY = Family(
     draw_shapes=draw_shapes,
     draw_input=draw_input,
     shape_rules={"quant_matmul": OutputShapeRule((2, 2), _out_shape)},
+    break_rule=break_rule,
 )

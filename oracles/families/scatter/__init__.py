@@ -16,6 +16,7 @@ import numpy as np
 from oracles import hints
 from oracles.families.scatter import evaluate as e
 from oracles.families.scatter.draw import draw_input, draw_shapes, long_case
+from oracles.families.scatter.refuse import break_rule
 from oracles.family import Family
 from oracles.opdef import OpDef
 
@@ -83,4 +84,5 @@ FAMILY = Family(
     long_case=long_case,
     reach=reach,
     size_plan=size_plan,
+    break_rule=break_rule,
 )

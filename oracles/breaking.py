@@ -1,0 +1,19 @@
+"""What the families' error inputs share (``Family.break_rule``): an index past its axis."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def index_out_of_range(indices: np.ndarray, bound: int, rng: np.random.Generator) -> np.ndarray | None:
+    """A copy of ``indices`` (unsigned) with one element moved past ``bound`` (an axis of
+    ``bound`` elements): the first index past the end, one a little further, or the largest the
+    dtype holds (a -1 read as unsigned). None where there is no index to move."""
+    if indices.size == 0:
+        return None
+    top = int(np.iinfo(indices.dtype).max)
+    choices = [bound, bound + int(rng.integers(1, 4)), top]
+    value = min(choices[int(rng.integers(0, len(choices)))], top)
+    out = indices.copy().reshape(-1)
+    out[int(rng.integers(0, out.size))] = value
+    return out.reshape(indices.shape)

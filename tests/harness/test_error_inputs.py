@@ -1,0 +1,85 @@
+"""Error inputs (SPEC §4) in the harness: the rules a contract implies and states, one broken
+per input, and what counts as a refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import judge
+from judge.drivers import invalid
+from judge.profiles import get_profile
+from judge.refusal import refused
+from judge.suite import load_paths
+
+SUITE = Path(__file__).resolve().parents[2] / "suites" / "fuel"
+
+
+def contract(kernel: str):
+    loaded = load_paths([SUITE / "data-movement.fkc.md", SUITE / "quant-matmul.fkc.md"])
+    return next(c for c in loaded.contracts if c.kernel == kernel)
+
+
+def test_stated_rules_come_first_and_implicit_ones_fill_in():
+    rules = [(r.kind, r.input, r.stated) for r in invalid.rules_of(contract("qmatmul_cpu"))]
+    assert rules == [("dtype", "weight", True), ("operand_count", None, False),
+                     ("dtype", "activations", False)]
+    # concat's inputs take every dtype an error input could carry: no implicit dtype rule
+    kinds = [r.kind for r in invalid.rules_of(contract("concat_cpu"))]
+    assert kinds == ["param_length", "operand_count"]
+
+
+def test_each_error_input_breaks_its_rule_and_keeps_the_rest():
+    import oracles
+
+    c = contract("index_select_cpu")
+    opdef, family = oracles.get(c.op_kind), oracles.family_of(c.op_kind)
+    bases = invalid.draw_bases(c, "F32", get_profile("ci"), 7, "k", 6)
+    base = next(b for b in bases if b.values[1].size)
+    rng = np.random.default_rng(0)
+    rules = {r.kind: r for r in invalid.rules_of(c)}
+    fewer = invalid.break_case(c, opdef, family, rules["operand_count"], base, 0, rng)
+    more = invalid.break_case(c, opdef, family, rules["operand_count"], base, 1, rng)
+    assert (len(fewer.case.inputs), len(more.case.inputs)) == (1, 3)
+    wrong = invalid.break_case(c, opdef, family, rules["dtype"], base, 0, rng)
+    assert wrong.case.inputs[1].dtype != "U32" and wrong.case.inputs[0].dtype == "F32"
+    out = invalid.break_case(c, opdef, family, rules["index_range"], base, 0, rng)
+    size = base.params["source_dim_size"]
+    assert (out.case.values[1] >= size).sum() == 1 and out.case.params == base.params
+    np.testing.assert_array_equal(out.case.values[0], base.values[0])
+
+
+class _Kernel(judge.Backend):
+    name, device = "probe", "cpu"
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def supports(self, contract, dtypes):
+        return True
+
+    def run(self, contract, call):
+        if self.how in ("writes then raises", "returns"):
+            call.outputs[0].base[...] = 0
+        if self.how != "returns":
+            raise ValueError("operand count 1, expected 2")
+        return None
+
+
+@pytest.mark.parametrize("how, outcome", [
+    ("raises", None),
+    ("returns", "returned without an error, and wrote"),
+    ("writes then raises", "raised (ValueError: operand count 1, expected 2) but first wrote"),
+])
+def test_a_refusal_is_an_error_with_nothing_written(how, outcome):
+    c = contract("flip_cpu")
+    x = judge.TensorArg(np.zeros(4, np.float32), (4,), (1,), 0, "F32")
+    found = refused(_Kernel(how), c, (x, x), {}, [(4,)], ["F32"], what="2 operand(s) where it takes 1",
+                    shown="  x: F32 shape=[4]")
+    if outcome is None:
+        assert found == []
+    else:
+        (f,) = found
+        assert f.check == "accepts_invalid" and outcome in f.message and "x: F32 shape=[4]" in f.message
