@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.random import Generator
 
-def index_out_of_range(indices: np.ndarray, bound: int, rng: np.random.Generator) -> np.ndarray | None:
+
+def index_out_of_range(indices: np.ndarray, bound: int, rng: Generator) -> np.ndarray | None:
     """A copy of ``indices`` (unsigned) with one element moved past ``bound`` (an axis of
     ``bound`` elements): the first index past the end, one a little further, or the largest the
     dtype holds (a -1 read as unsigned). None where there is no index to move."""

@@ -41,8 +41,8 @@ def suite():
 # Modules whose test-only kernels compute and check nothing (the wrapper's refusals are not
 # theirs to play): their items judge what is computed, with no error inputs. Error inputs have
 # tests of their own (test_error_inputs.py, tests/families/invalid).
-COMPUTE_ONLY = {"test_batch_invariance", "test_broken_backends", "test_expectations",
-                "test_fast_paths", "test_repeats"}
+COMPUTE_ONLY = {"test_batch_invariance", "test_broken_backends", "test_broken_guards",
+                "test_expectations", "test_fast_paths", "test_pytest_plugin", "test_repeats"}
 
 
 @pytest.fixture(autouse=True)

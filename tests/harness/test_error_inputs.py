@@ -83,3 +83,20 @@ def test_a_refusal_is_an_error_with_nothing_written(how, outcome):
     else:
         (f,) = found
         assert f.check == "accepts_invalid" and outcome in f.message and "x: F32 shape=[4]" in f.message
+
+
+@pytest.mark.parametrize("error_inputs, verdict", [(2, "xfail"), (0, "pass")])
+def test_a_known_acceptance_is_judged_only_where_error_inputs_run(error_inputs, verdict):
+    """numpy's flip takes an extra operand (a known accepts_invalid): with error inputs it is an
+    expected failure; in a run without them the entry is not judged, so it is not stale."""
+    from dataclasses import replace
+
+    from judge.expectations import load_expectations
+    from judge.registry import default_registry
+    from judge.runner import Item, run_item
+
+    numpy = default_registry().load_all().select(("numpy",), isolate=False)[0][0]
+    profile = replace(get_profile("dev"), max_examples=5, error_inputs=error_inputs)
+    row = run_item(Item(contract("flip_cpu"), numpy, "F32"), profile, seed=0,
+                   expectations=load_expectations()).row
+    assert row.verdict == verdict, row.reason

@@ -61,11 +61,12 @@ def test_every_suite_contract_has_a_contiguous_call_of_n_elements(suite, n):
                     assert set(np.unique(values)) <= {0.0, 1.0}, what
             variables = cost_variables(call, dtype)
             assert variables["n_in"] == n and variables["n_out"] == call.outputs[0].size
-            for expr in (contract.cost.bytes_moved, contract.cost.flops):
-                if expr is not None:
-                    from judge.contracts.cost import evaluate
+            from judge.contracts.cost import evaluate
 
-                    assert evaluate(expr, **variables) > 0, what
+            if contract.cost.bytes_moved is not None:
+                assert evaluate(contract.cost.bytes_moved, **variables) > 0, what
+            if contract.cost.flops is not None:  # a copy's is 0
+                assert evaluate(contract.cost.flops, **variables) >= 0, what
 
 
 def test_reductions_fold_the_last_axis(suite):

@@ -25,7 +25,7 @@ NUMPY_ALLOWED = {
     "uint8", "uint16", "uint32", "uint64", "int64", "bool_", "float64", "object_",
     "ndindex", "ravel_multi_index", "unravel_index", "zeros", "any",
     # dtype names and format facts, and container operations that copy or pick elements unchanged
-    "float16", "float32", "finfo", "frombuffer", "resize", "choose",
+    "float16", "float32", "finfo", "iinfo", "frombuffer", "resize", "choose", "concatenate",
 }
 FORBIDDEN_MODULES = ("backends", "torch", "cupy", "kp", "gmpy2")
 

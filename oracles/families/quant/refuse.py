@@ -5,10 +5,15 @@ one absmax per started block)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.random import Generator
 
-def _grow(a: np.ndarray, width: int, rng: np.random.Generator) -> np.ndarray:
+
+def _grow(a: np.ndarray, width: int, rng: Generator) -> np.ndarray:
     """``a`` with its last axis made ``width`` long: cut, or extended by copies of its own
     columns (values the valid case drew)."""
     have = a.shape[-1]
