@@ -100,3 +100,24 @@ def test_a_known_acceptance_is_judged_only_where_error_inputs_run(error_inputs, 
     row = run_item(Item(contract("flip_cpu"), numpy, "F32"), profile, seed=0,
                    expectations=load_expectations()).row
     assert row.verdict == verdict, row.reason
+
+
+def test_the_implied_rules_are_covered_whole_whatever_the_profile():
+    """Every wrong dtype once and one operand fewer and one more, at every profile: what ci
+    finds, nightly finds too."""
+    import oracles
+
+    c = contract("index_select_cpu")
+    opdef, family = oracles.get(c.op_kind), oracles.family_of(c.op_kind)
+    rules = {r.kind: r for r in invalid.rules_of(c)}
+    wrong = invalid.wrong_dtypes(c.inputs[1].dtypes)  # the indices' (the source takes every dtype)
+    assert rules["dtype"].input == "indices" and len(wrong) == 8
+    for per_rule in (1, 2, 4):
+        assert invalid.cases_for(c, rules["dtype"], per_rule) == len(wrong)
+        assert invalid.cases_for(c, rules["operand_count"], per_rule) == 2
+        assert invalid.cases_for(c, rules["index_range"], per_rule) == per_rule
+    base = next(b for b in invalid.draw_bases(c, "F32", get_profile("ci"), 7, "k", 6) if b.values[1].size)
+    rng = np.random.default_rng(0)
+    made = {invalid.break_case(c, opdef, family, rules["dtype"], base, k, rng).case.inputs[1].dtype
+            for k in range(len(wrong))}
+    assert made == set(wrong)
