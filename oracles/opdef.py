@@ -100,3 +100,12 @@ class OpDef:
         from oracles.fast import accelerate
 
         object.__setattr__(self, "evaluate", accelerate(self.op_kind, self.evaluate))
+
+
+COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
+
+
+def copy_row(kind: str, arity: int, evaluate, domain: str) -> OpDef:
+    """The row of an OpKind that moves bits without arithmetic: exact, NaN carried through."""
+    return OpDef(kind, arity, True, COPY, evaluate, nan_rules=("propagate",), domain=domain,
+                 copies_bits=True)

@@ -14,26 +14,19 @@ from oracles.families.movement import evaluate as m
 from oracles.families.movement.draw import draw_input, draw_shapes
 from oracles.families.movement.refuse import break_rule
 from oracles.family import Family, OutputShapeRule
-from oracles.opdef import OpDef
-
-COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
-
-
-def _row(kind: str, arity: int, evaluate, domain: str) -> OpDef:
-    return OpDef(kind, arity, True, COPY, evaluate, nan_rules=("propagate",), domain=domain,
-                 copies_bits=True)
+from oracles.opdef import OpDef, copy_row
 
 
 def rows() -> list[OpDef]:
     return [
-        _row("Concat", 3, m.concat, "N = 3 inputs joined along axis; bits copied"),
-        _row("IndexSelect", 2, m.index_select, "rank-1 U32 indices (repeats allowed) along one axis"),
-        _row("Gather", 2, m.gather, "U32 indices of output_shape along dim"),
-        _row("Flip", 1, m.flip, "reversed along axis"),
-        _row("Roll", 1, m.roll, "cyclic shift by shift (signed, wraps) along axis"),
-        _row("Triu", 1, m.triangular(True), "keep col - row >= diagonal, zero bits elsewhere"),
-        _row("Tril", 1, m.triangular(False), "keep col - row <= diagonal, zero bits elsewhere"),
-        _row("MaskedFill", 2, m.masked_fill, "fill_bytes where the U8 mask is nonzero"),
+        copy_row("Concat", 3, m.concat, "N = 3 inputs joined along axis; bits copied"),
+        copy_row("IndexSelect", 2, m.index_select, "rank-1 U32 indices (repeats allowed) along one axis"),
+        copy_row("Gather", 2, m.gather, "U32 indices of output_shape along dim"),
+        copy_row("Flip", 1, m.flip, "reversed along axis"),
+        copy_row("Roll", 1, m.roll, "cyclic shift by shift (signed, wraps) along axis"),
+        copy_row("Triu", 1, m.triangular(True), "keep col - row >= diagonal, zero bits elsewhere"),
+        copy_row("Tril", 1, m.triangular(False), "keep col - row <= diagonal, zero bits elsewhere"),
+        copy_row("MaskedFill", 2, m.masked_fill, "fill_bytes where the U8 mask is nonzero"),
     ]
 
 

@@ -15,9 +15,8 @@ from oracles.families.pad.evaluate import (
     pad_shape,
 )
 from oracles.family import Family, OutputShapeRule
-from oracles.opdef import OpDef
+from oracles.opdef import COPY, OpDef
 
-COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
 SUMS = {"nan": "propagate", "order": "free"}  # the gradients of one input, in any order
 
 

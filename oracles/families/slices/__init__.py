@@ -18,22 +18,15 @@ import numpy as np
 from oracles.families.slices import evaluate as e
 from oracles.families.slices.draw import draw_input, draw_shapes
 from oracles.family import Family
-from oracles.opdef import OpDef
-
-COPY = {"nan": "propagate"}  # a copy carries a NaN (and its payload) through unchanged
-
-
-def _row(kind: str, arity: int, evaluate, domain: str) -> OpDef:
-    return OpDef(kind, arity, True, COPY, evaluate, nan_rules=("propagate",), domain=domain,
-                 copies_bits=True)
+from oracles.opdef import OpDef, copy_row
 
 
 def rows() -> list[OpDef]:
     return [
-        _row("WriteSlice", 2, e.write_slice, "in place: dest[start_d:end_d per axis] = source"),
-        _row("WriteSliceRotating", 3, e.write_slice_rotating,
+        copy_row("WriteSlice", 2, e.write_slice, "in place: dest[start_d:end_d per axis] = source"),
+        copy_row("WriteSliceRotating", 3, e.write_slice_rotating,
              "in place: along axis, source row k to slot (position + k) mod modulus; elsewhere as WriteSlice"),
-        _row("Copy", 1, e.copy, "out = x, bit for bit"),
+        copy_row("Copy", 1, e.copy, "out = x, bit for bit"),
     ]
 
 
