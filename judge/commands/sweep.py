@@ -55,14 +55,17 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
 @click.option("--gpus", default="1", metavar="N|all", show_default=True,
               help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "
                    "process per GPU, chunks dealt round robin); all: every visible GPU.")
+@click.option("--fused/--array-passes", "fused", default=None,
+              help="F32 GPU sweeps: score each chunk in one fused kernel (reference, certificate and "
+                   "rulebook; the default where cupy can compile it), or in the array passes.")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
-            pairs, chunk_log2, chunks, limit, gpus) -> None:
+            pairs, chunk_log2, chunks, limit, gpus, fused) -> None:
     """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
     f32 = _F32Options(chunk_log2 or (24 if pairs else 28), _chunk_list(chunks, limit, chunk_log2, pairs),
-                      out, pairs, gpus=_gpus(gpus), plugins=tuple(plugins))
+                      out, pairs, gpus=_gpus(gpus), plugins=tuple(plugins), fused=fused)
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once
@@ -115,6 +118,7 @@ class _F32Options:
     results: list = field(default_factory=list)  # the sweeps so far (F32Sweep or PairSweep)
     gpus: tuple[str, ...] = ("0",)
     plugins: tuple[str, ...] = ()
+    fused: bool | None = None  # F32: the fused kernel (None: where it can run)
 
 
 def _chunk_list(chunks, limit, chunk_log2, pairs) -> list[int] | None:
@@ -312,7 +316,8 @@ def _gpu_f32(contract, backend, cross, f32: _F32Options):
     from judge.sweep.multi_gpu import sweep_f32_on
 
     result = sweep_f32_on(f32.gpus, contract, backend, plugins=f32.plugins,
-                          chunk_log2=f32.chunk_log2, chunks=f32.chunks, expectations=_expectations())
+                          chunk_log2=f32.chunk_log2, chunks=f32.chunks, expectations=_expectations(),
+                          fused=f32.fused)
     f32.results.append(result)
     if f32.out:  # after every sweep, so a run cut short keeps what it finished
         gpu_f32.write_outputs(Path(f32.out), f32.results)

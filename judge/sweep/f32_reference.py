@@ -90,8 +90,14 @@ def cross_check(torch, op_kind: str, start: int, r_bits, rng, rules: dict[str, s
     """Compare a random sample of the chunk's reference with the pure oracle; a disagreement
     means the certification margin does not hold, and stops the sweep."""
     sample = rng.integers(0, r_bits.numel(), size=CROSS_CHECK_PER_CHUNK)
-    want = pure_f32(op_kind, (sample + start).astype(np.uint32), rules)
     got = r_bits[torch.from_numpy(sample).to(r_bits.device)].cpu().numpy()
+    check_sample(op_kind, start, sample, got, rules, counts)
+
+
+def check_sample(op_kind: str, start: int, sample: np.ndarray, got: np.ndarray, rules: dict[str, str],
+                 counts: dict) -> None:
+    """The reference's bits ``got`` (int32) at inputs start + sample, against the pure oracle."""
+    want = pure_f32(op_kind, (sample + start).astype(np.uint32), rules)
     differ = (want != got) & ~(_is_nan(want) & _is_nan(got))  # payloads aside
     if differ.any():
         j = int(np.flatnonzero(differ)[0])

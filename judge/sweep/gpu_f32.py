@@ -118,6 +118,7 @@ class _Run:
     unwritten_first: int | None = None
     times: dict = field(default_factory=lambda: dict.fromkeys(("adapter_s", "reference_s", "settle_s"), 0.0))
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    fused: object = None  # judge.sweep.fused.FusedScorer, where the fused path scores the chunks
 
     def sync(self) -> None:
         if self.dev.type == "cuda":
@@ -126,11 +127,13 @@ class _Run:
 
 def sweep_f32(contract, backend, *, chunk_log2: int = 28, chunks: list[int] | None = None,
               rules: dict[str, str] | None = None, log=None, device: str = "cuda",
-              expectations=None) -> F32Sweep:
+              expectations=None, fused: bool | None = None) -> F32Sweep:
     """Sweep all 2^32 F32 inputs (or the listed chunks) of a unary kernel on ``backend``.
 
     ``device`` is where the reference runs; "cpu" (with torch's CPU libm, whose F64 error is
-    as small) exists to test this module on machines without a GPU.
+    as small) exists to test this module on machines without a GPU. ``fused``: score each chunk
+    in one pass (``judge.sweep.fused``: NVRTC on CUDA, the C twin on the CPU); None: on CUDA
+    where cupy can compile it, the array passes elsewhere.
     """
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     n = 1 << chunk_log2
@@ -138,13 +141,13 @@ def sweep_f32(contract, backend, *, chunk_log2: int = 28, chunks: list[int] | No
     preload(contract, rules)
     t0 = time.perf_counter()
     result, run = sweep_chunks(contract, backend, order, chunk_log2=chunk_log2, rules=rules,
-                               device=device, log=log, repeat_first=True)
+                               device=device, log=log, repeat_first=True, fused=fused)
     _finish(result, run, expectations, t0)
     return result
 
 
 def sweep_chunks(contract, backend, order: list[int], *, chunk_log2: int, rules=None, device="cuda",
-                 log=None, repeat_first: bool = True) -> tuple[F32Sweep, _Run]:
+                 log=None, repeat_first: bool = True, fused: bool | None = None) -> tuple[F32Sweep, _Run]:
     """Sweep the listed chunks: the unfinished (result, run) that ``_finish`` completes; one
     GPU's share of a sweep spread over several (``judge.sweep.multi_gpu``). ``repeat_first``:
     repeat the first chunk's call to check determinism."""
@@ -161,12 +164,14 @@ def sweep_chunks(contract, backend, order: list[int], *, chunk_log2: int, rules=
     result = F32Sweep(verdict.new_row(contract, backend, "F32"), device=backend.describe())
     run = _Run(torch, dev, contract, backend, oracles.get(contract.op_kind),
                rules, takes_device_arrays(backend, dev), scoring.Tally(F32))
+    run.fused = _fused_scorer(run, fused, result.notes)
     if run.resident:
         result.notes.append("device-resident: inputs, outputs, reference and scoring stayed on the GPU")
     if contract.device != backend.device:
         result.notes.append(f"contract {contract.file} (backend {contract.backend}) judged across devices")
     for step, c in enumerate(order):
-        _sweep_chunk(run, result, c * n, n, first=repeat_first and step == 0)
+        chunk = _sweep_chunk_fused if run.fused is not None else _sweep_chunk
+        chunk(run, result, c * n, n, first=repeat_first and step == 0)
         log(f"  chunk {step + 1}/{len(order)} (inputs 0x{c * n:08X}..): worst so far "
             f"{run.tally.worst_ulp} ulp, settled {run.counts['settled']}, {time.perf_counter() - t0:.1f} s")
     return result, run
@@ -179,7 +184,32 @@ def preload(contract, rules=None) -> None:
     f32_reference.pure_f32(contract.op_kind, np.arange(0x3F800000, 0x3F800004, dtype=np.uint32), rules)
 
 
-def _sweep_chunk(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool) -> None:
+def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
+    """The fused scorer of this sweep, or None for the array passes (with a note saying why,
+    where the fused path was asked for or is the default)."""
+    from judge.sweep import fused as fused_path
+
+    where = "cuda" if run.dev.type == "cuda" else "cpu"
+    if fused is False or (fused is None and where != "cuda"):
+        return None
+    why = fused_path.fused_unavailable(where)
+    if why is None:
+        try:
+            scorer = fused_path.FusedScorer(run.contract, run.opdef, where)
+        except Exception as exc:  # noqa: BLE001 — a compiler's refusal is a reason, said below
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            notes.append(f"fused: reference, certificate and scoring in one pass per chunk ({where})")
+            return scorer
+    if fused:
+        raise RuntimeError(f"the fused sweep cannot run: {why}")
+    notes.append(f"array passes, not fused: {why}")
+    return None
+
+
+def _outputs_checked(run: _Run, result: F32Sweep, start: int, n: int, first: bool):
+    """The kernel's outputs for inputs start .. start + n - 1 (int32 bits, with their inputs),
+    after the repeat-determinism and unwritten-element checks."""
     torch, contract = run.torch, run.contract
     xb = torch.arange(start, start + n, dtype=torch.int64, device=run.dev).to(torch.int32)
     t = time.perf_counter()
@@ -192,7 +222,6 @@ def _sweep_chunk(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool
         del again
     run.sync()
     run.times["adapter_s"] += time.perf_counter() - t
-    t = time.perf_counter()
     yb = y.view(torch.int32)
     poison = _i32(POISON_F32)
     # a NaN input carrying the poison's payload comes back as the poison from a kernel that
@@ -203,6 +232,47 @@ def _sweep_chunk(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool
         run.counts["unwritten"] += count
         if run.unwritten_first is None:
             run.unwritten_first = start + int(torch.nonzero(unwritten)[0, 0])
+    return xb, yb
+
+
+def _sweep_chunk_fused(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool) -> None:
+    """One chunk through the fused scorer: flag, settle, cross-check, score (judge.sweep.fused)."""
+    xb, yb = _outputs_checked(run, result, start, n, first)
+    del xb
+    engine = run.fused.engine
+    t = time.perf_counter()
+    run.sync()
+    flagged = engine.flag(start, n)
+    run.times["reference_s"] += time.perf_counter() - t
+    t = time.perf_counter()
+    settled_bits = np.zeros(0, np.uint32)
+    if flagged.size:
+        _, bits, _ = engine.ref_at(start + flagged.astype(np.uint64))
+        settled_bits = f32_reference.pure_f32(run.contract.op_kind, (start + flagged).astype(np.uint32),
+                                              run.rules).view(np.uint32)
+        run.counts["settled"] += int(flagged.size)
+        run.counts["settled_changed"] += int((settled_bits != bits).sum())
+    settled = dict(zip(flagged.tolist(), settled_bits.tolist(), strict=True))
+    sample = run.rng.integers(0, n, size=f32_reference.CROSS_CHECK_PER_CHUNK)
+    _, bits, flag = engine.ref_at(start + sample.astype(np.uint64))
+    got = np.asarray([settled.get(int(i), int(b)) if f else int(b) for i, b, f in zip(sample, bits, flag, strict=True)],
+                     np.uint32).view(np.int32)
+    f32_reference.check_sample(run.contract.op_kind, start, sample, got, run.rules, run.counts)
+    run.times["settle_s"] += time.perf_counter() - t
+    t = time.perf_counter()
+    y = yb if engine.where == "cuda" else yb.cpu().numpy()
+    stats = engine.score(start, n, y, flagged, settled_bits)
+    if stats.missing:
+        raise AssertionError(f"inputs 0x{start:08X}..: {stats.missing} flagged element(s) scored without "
+                             f"their settled bits (the flagging passes disagree)")
+    run.fused.add(run.tally, start, n, y, settled, stats, y_at=lambda i: int(y[i]), describe_input=describe_input)
+    run.times["reference_s"] += time.perf_counter() - t
+
+
+def _sweep_chunk(run: _Run, result: F32Sweep, start: int, n: int, *, first: bool) -> None:
+    torch, contract = run.torch, run.contract
+    xb, yb = _outputs_checked(run, result, start, n, first)
+    t = time.perf_counter()
     r_bits, ref, flagged = f32_reference.reference_chunk(torch, run.opdef, xb.view(torch.float32))
     run.sync()
     run.times["reference_s"] += time.perf_counter() - t

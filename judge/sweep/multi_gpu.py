@@ -43,7 +43,7 @@ def _pin(gpu: str) -> None:
 
 
 def sweep_part(gpu: str, contract, backend_name: str, plugins: tuple[str, ...], chunks: list[int],
-               chunk_log2: int, device: str, repeat_first: bool) -> Part:
+               chunk_log2: int, device: str, repeat_first: bool, fused: bool | None = None) -> Part:
     """Run in a process pinned to ``gpu``: this GPU's chunks, unfinished."""
     from judge.registry import default_registry
     from judge.scoring.tally import to_host
@@ -51,7 +51,7 @@ def sweep_part(gpu: str, contract, backend_name: str, plugins: tuple[str, ...], 
 
     backend = default_registry().load_all(plugins).backends[backend_name]
     result, run = gpu_f32.sweep_chunks(contract, backend, chunks, chunk_log2=chunk_log2,
-                                       device=device, repeat_first=repeat_first)
+                                       device=device, repeat_first=repeat_first, fused=fused)
     return Part(gpu, os.environ.get("CUDA_VISIBLE_DEVICES", ""), chunks, to_host(run.tally),
                 dict(run.counts), dict(run.times), run.unwritten_first, result.notes,
                 result.row.nondeterministic_runs)
@@ -59,21 +59,21 @@ def sweep_part(gpu: str, contract, backend_name: str, plugins: tuple[str, ...], 
 
 def sweep_f32_on(gpus: tuple[str, ...], contract, backend, *, plugins: tuple[str, ...] = (),
                  chunk_log2: int = 28, chunks: list[int] | None = None, device: str = "cuda",
-                 expectations=None, log=None):
+                 expectations=None, log=None, fused: bool | None = None):
     """Sweep ``contract`` on ``backend`` (a registered backend; its name is what the processes
     look up) over ``gpus``, one process each; on one GPU, in this process."""
     from judge.sweep import gpu_f32
 
     if len(gpus) <= 1:
         return gpu_f32.sweep_f32(contract, backend, chunk_log2=chunk_log2, chunks=chunks,
-                                 device=device, expectations=expectations, log=log)
+                                 device=device, expectations=expectations, log=log, fused=fused)
     order = chunks if chunks is not None else list(range((1 << 32) >> chunk_log2))
     t0 = time.perf_counter()
-    parts = _run_parts(gpus, contract, backend.name, plugins, order, chunk_log2, device)
+    parts = _run_parts(gpus, contract, backend.name, plugins, order, chunk_log2, device, fused)
     return finish(contract, backend, parts, t0, expectations=expectations, device=device)
 
 
-def _run_parts(gpus, contract, name, plugins, order, chunk_log2, device) -> list[Part]:
+def _run_parts(gpus, contract, name, plugins, order, chunk_log2, device, fused=None) -> list[Part]:
     import concurrent.futures as cf
     import multiprocessing
 
@@ -86,7 +86,7 @@ def _run_parts(gpus, contract, name, plugins, order, chunk_log2, device) -> list
         # a pool of one per GPU: its initializer pins the process before the task imports torch
         pool = cf.ProcessPoolExecutor(1, mp_context=ctx, initializer=_pin, initargs=(gpu,))
         futures.append((pool, pool.submit(sweep_part, gpu, contract, name, plugins, share,
-                                          chunk_log2, device, order[0] in share)))
+                                          chunk_log2, device, order[0] in share, fused)))
     parts = []
     for pool, future in futures:
         parts.append(future.result())

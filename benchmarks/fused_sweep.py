@@ -1,0 +1,101 @@
+"""The fused F32 sweep against the array passes, on a CUDA device: same verdict, rate end to end.
+
+    python3 benchmarks/fused_sweep.py [--kernels exp,log,...] [--backends torch-cuda,cupy]
+                                      [--chunks N] [--out DIR]
+
+For each kernel of the embedded suite's reference contracts and each backend, sweeps every F32
+input (or the first N chunks of 2^28) twice: through the array passes (``fused=False``) and
+through the fused kernel (``judge.sweep.fused``). It prints, per sweep, inputs/s end to end of
+both, the natural kernel's own elements/s (``f32_kernel_throughput.kernel_throughput``) and
+whether the two sweeps agree on every column of the result row and every metric (times aside):
+verdict, counts, histogram, worst cases and messages. Exit 1 on any disagreement. ``--out``
+writes fused-sweep.json and fused-sweep.md there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+TIMES = {"seconds", "started_at", "finished_at"}
+TIMED_METRICS = {"adapter_s", "reference_s", "settle_s", "inputs_per_s"}
+
+
+def _differences(a, b) -> list[str]:
+    ra, rb = a.row.as_dict(), b.row.as_dict()
+    out = [f"row {k}: {ra[k]!r} != {rb[k]!r}" for k in ra if k not in TIMES and ra[k] != rb.get(k)]
+    out += [f"metric {k}: {a.metrics[k]!r} != {b.metrics.get(k)!r}" for k in a.metrics
+            if k not in TIMED_METRICS and a.metrics[k] != b.metrics.get(k)]
+    if a.message != b.message:
+        out.append(f"message: {a.message!r} != {b.message!r}")
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", default="exp,log,sin,cos,tanh,erf,sqrt")
+    parser.add_argument("--backends", default="torch-cuda")
+    parser.add_argument("--chunks", type=int, default=None, help="only the first N chunks of 2^28")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    from f32_kernel_throughput import kernel_throughput
+
+    from judge.contracts import default_suite_path
+    from judge.expectations import load_expectations
+    from judge.registry import default_registry
+    from judge.suite import load_paths
+    from judge.sweep import gpu_f32
+
+    suite = load_paths([default_suite_path()])
+    backends = default_registry().load_all(()).backends
+    expectations = load_expectations()
+    chunks = list(range(args.chunks)) if args.chunks else None
+    records, bad = [], 0
+    print("| kernel | backend | verdict | worst ulp | array passes inputs/s | fused inputs/s | speed-up "
+          "| natural kernel elements/s | settled | same result |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.kernels.split(","):
+        (contract,) = [c for c in suite.find(name) if c.backend == "Cpu" and "reference" in c.file]
+        for bname in args.backends.split(","):
+            backend = backends[bname]
+            runs = {}
+            for fused in (False, True):
+                t = time.perf_counter()
+                runs[fused] = gpu_f32.sweep_f32(contract, backend, chunks=chunks, expectations=expectations,
+                                                fused=fused, log=lambda msg: None)
+                runs[fused].metrics["wall_s"] = time.perf_counter() - t
+            diff = _differences(runs[False], runs[True])
+            bad += bool(diff)
+            library = "cupy" if bname.startswith("cupy") else "torch"
+            natural = kernel_throughput(library, name)
+            a, f = runs[False], runs[True]
+            rec = {"kernel": name, "backend": bname, "verdict": f.row.verdict, "ulp_max": f.row.ulp_max,
+                   "inputs": f.row.cases, "array_inputs_per_s": a.metrics["inputs_per_s"],
+                   "fused_inputs_per_s": f.metrics["inputs_per_s"], "fused_seconds": f.row.seconds,
+                   "array_seconds": a.row.seconds, "fused_times": {k: f.metrics[k] for k in TIMED_METRICS},
+                   "natural_elems_per_s": natural["kernel_elems_per_s"], "settled": f.metrics["settled"],
+                   "settled_changed": f.metrics["settled_changed"], "worst": f.metrics["worst"],
+                   "differences": diff, "notes": f.notes}
+            records.append(rec)
+            print(f"| {name} | {bname} | {f.row.verdict} | {f.row.ulp_max:g} | {a.metrics['inputs_per_s']:.3g} "
+                  f"| {f.metrics['inputs_per_s']:.3g} | {f.metrics['inputs_per_s'] / a.metrics['inputs_per_s']:.1f}x "
+                  f"| {natural['kernel_elems_per_s']:.3g} | {f.metrics['settled']} "
+                  f"| {'yes' if not diff else 'NO'} |", flush=True)
+            for line in diff:
+                print(f"    differs: {line}", flush=True)
+            print(f"    {f.metrics['worst']}; fused times {rec['fused_times']}", flush=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "fused-sweep.json").write_text(json.dumps(records, indent=2, default=str))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

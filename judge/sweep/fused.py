@@ -1,0 +1,393 @@
+"""The fused F32 sweep: reference, certificate and rulebook in one pass per chunk.
+
+``judge.sweep.gpu_f32`` scores a chunk of 2^28 inputs with whole-array passes: the F64 reference,
+its distance to the F32 rounding boundaries, then the rulebook's classification over F64 arrays,
+a few dozen passes over gigabytes. Here one kernel (``fused_f32.cu``) does all of it per element,
+in registers: it evaluates the F64 reference, rounds it, and scores the observed output against
+it, adding the ULP histogram, the failing elements of each check (count and first element), the
+mismatch counts and the error maxima up per block. The chunk's outputs are a few kilobytes.
+
+*The certificate* is the one ``judge.sweep.f32_reference`` writes down, unchanged: an element
+whose F64 reference lies more than ``MARGIN_F64_ULPS`` F64 ulps from every F32 rounding boundary
+rounds to the correctly rounded result, since the F64 function's documented error is at most 2
+F64 ulps. A first, cheap pass lists the other elements (*flagged*: a few per 2^28); the host
+settles them with the pure oracle, and the scoring pass takes their settled bits, so every
+element is scored by one code path against the correctly rounded result. A sample of every chunk
+is cross-checked against the pure oracle, as before.
+
+*One rulebook.* The kernel applies ``judge.scoring.vector.classify``'s rules in its order; each
+failing element sets bits for the hits it is in (a check, its order, whether a flush broke it:
+``VARIANTS``). The counts add up per hit as ``judge.scoring.tally.add_chunk`` adds them, and the
+first element of each check is spelled out by ``classify`` itself on that one element, so the
+tally, the verdict and the messages are the array scorer's, bit for bit. The C source is also
+compiled for the CPU (the *twin*): tests hold it to ``add_chunk`` element by element.
+
+On the GPU the kernel is compiled by NVRTC through cupy (``-fmad=false``: every operation rounds
+once, as the separate torch passes do); the twin by the host C compiler with
+``-ffp-contract=off``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from judge.scoring.rules import bound_kind, sanity_factor
+from judge.sweep.f32_reference import MARGIN_F64_ULPS, overflow_threshold
+from numerics.formats import get_format
+
+F32 = get_format("F32")
+HIST_BINS = 4096
+SETTLE_CAP = 1 << 20  # flagged elements one chunk may hold (a few are expected)
+# The F64 functions the kernel can call: the OpKind table's ``f64_reference`` names.
+REF_FUNCTIONS = ("exp", "log", "sin", "cos", "tanh", "erf", "sqrt")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One hit of ``classify``: its check and order, and whether its message carries the ULP
+    distance."""
+
+    check: str
+    order: int = 0
+
+
+# The kernel's hit bits, in classify's order (fused_f32.cu's V_* numbers).
+VARIANTS = (
+    Variant("nan"), Variant("inf"), Variant("signed_zero"), Variant("subnormal"), Variant("exact"),
+    Variant("ulp"), Variant("subnormal"), Variant("bound", 1), Variant("subnormal", 1),
+    Variant("bound", 2), Variant("subnormal", 2), Variant("bound", 3), Variant("subnormal", 3),
+    Variant("implausible"), Variant("subnormal"),
+)
+MISMATCHES = ("nan", "inf", "signed_zero", "implausible")
+KINDS = {"exact": 0, "declared": 1}  # any other bound kind is held to the sanity bound
+
+
+def _f64_bits(x: float) -> str:
+    return f"0x{struct.unpack('<Q', struct.pack('<d', float(x)))[0]:016X}ULL"
+
+
+def defines(contract, opdef, *, margin: int = MARGIN_F64_ULPS) -> dict[str, str]:
+    """The kernel's configuration for ``contract`` (see fused_f32.cu)."""
+    name, _ = opdef.f64_reference
+    if name not in REF_FUNCTIONS:
+        raise ValueError(f"no fused reference for the F64 function {name!r}")
+    p = contract.precision
+    kind = bound_kind(contract, opdef)
+    out = {
+        "REF_FN": name,
+        "KIND": str(KINDS.get(kind, 2)),
+        "MARGIN": str(int(margin)),
+        "THRESH_BITS": _f64_bits(overflow_threshold()),
+        "SANITY_BITS": _f64_bits(sanity_factor(F32)),
+        "HAS_MAX_ULP": "0", "MAX_ULP": "0", "HAS_MAX_ABS": "0", "MAX_ABS_BITS": "0ULL",
+        "HAS_MAX_REL": "0", "MAX_REL_BITS": "0ULL",
+    }
+    if kind == "declared":
+        if p.max_ulp is not None:
+            out.update(HAS_MAX_ULP="1", MAX_ULP=f"{int(p.max_ulp)}LL")
+        if p.max_absolute is not None:
+            out.update(HAS_MAX_ABS="1", MAX_ABS_BITS=_f64_bits(p.max_absolute))
+        if p.max_relative is not None:
+            out.update(HAS_MAX_REL="1", MAX_REL_BITS=_f64_bits(p.max_relative))
+    return out
+
+
+def source() -> str:
+    return resources.files("judge.sweep").joinpath("fused_f32.cu").read_text()
+
+
+@dataclass
+class ChunkStats:
+    """What the scoring pass returns for one chunk (local indices)."""
+
+    hist: np.ndarray  # int64[HIST_BINS + 1]
+    vcount: list[int]
+    vfirst: list[int]  # -1 where none
+    mismatches: dict[str, int]
+    over: int
+    worst: tuple[int, int] | None  # (ULP distance, index) of the worst differing finite pair
+    real: tuple[float, int] | None  # (worst ULP-real error, index), None where none is known
+    abs_max: float
+    rel_max: float
+    missing: int  # flagged elements without settled bits: a driver error
+
+
+class _Stats(ctypes.Structure):
+    _fields_ = [("vcount", ctypes.c_uint64 * len(VARIANTS)), ("vfirst", ctypes.c_uint64 * len(VARIANTS)),
+                ("mism", ctypes.c_uint64 * len(MISMATCHES)), ("over", ctypes.c_uint64),
+                ("worst_key", ctypes.c_uint64), ("real_max", ctypes.c_double),
+                ("real_idx", ctypes.c_uint64), ("abs_max", ctypes.c_double),
+                ("rel_max", ctypes.c_double), ("missing", ctypes.c_uint64)]
+
+
+def _unkey(key: int) -> tuple[int, int] | None:
+    return None if not key else (key >> 32, 0xFFFFFFFF - (key & 0xFFFFFFFF))
+
+
+def _stats(hist, vcount, vfirst, mism, over, key, real, real_idx, abs_max, rel_max, missing) -> ChunkStats:
+    none = (1 << 64) - 1
+    return ChunkStats(
+        hist=np.asarray(hist, dtype=np.int64), vcount=[int(v) for v in vcount],
+        vfirst=[-1 if int(v) == none else int(v) for v in vfirst],
+        mismatches={name: int(v) for name, v in zip(MISMATCHES, mism, strict=True)}, over=int(over),
+        worst=_unkey(int(key)), real=None if real < 0 else (float(real), int(real_idx)),
+        abs_max=float(abs_max), rel_max=float(rel_max), missing=int(missing))
+
+
+class TwinEngine:
+    """The kernel's C code compiled for this CPU: the same element code, walked sequentially."""
+
+    where = "cpu"
+
+    def __init__(self, defs: dict[str, str], *, extra: tuple[str, ...] = ()):
+        self.lib = _compile_twin(defs, extra)
+        u64, p = ctypes.c_uint64, ctypes.c_void_p
+        self.lib.twin_flag_chunk.restype = u64
+        self.lib.twin_flag_chunk.argtypes = [u64, u64, p, u64]
+        self.lib.twin_ref_at.argtypes = [p, u64, p, p, p]
+        self.lib.twin_near_boundary.argtypes = [ctypes.c_double, p]
+        self.lib.twin_score_chunk.argtypes = [u64, u64, p, p, p, ctypes.c_uint32, p, p]
+        self.lib.twin_classify.argtypes = [u64, p, p, p, p, p, p, p]
+
+    def flag(self, start: int, n: int) -> np.ndarray:
+        out = np.zeros(SETTLE_CAP, np.uint32)
+        k = int(self.lib.twin_flag_chunk(start, n, out.ctypes.data, SETTLE_CAP))
+        _check_cap(k)
+        return np.sort(out[:k])
+
+    def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x = np.ascontiguousarray(x, dtype=np.uint64)
+        ref, bits, flag = np.zeros(x.size), np.zeros(x.size, np.uint32), np.zeros(x.size, np.uint32)
+        self.lib.twin_ref_at(x.ctypes.data, x.size, ref.ctypes.data, bits.ctypes.data, flag.ctypes.data)
+        return ref, bits, flag.astype(bool)
+
+    def near_boundary(self, ref: float) -> tuple[bool, int]:
+        bits = ctypes.c_uint32()
+        return bool(self.lib.twin_near_boundary(ref, ctypes.byref(bits))), bits.value
+
+    def score(self, start: int, n: int, y, s_idx: np.ndarray, s_bits: np.ndarray) -> ChunkStats:
+        y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint32))
+        s_idx = np.ascontiguousarray(s_idx, dtype=np.uint32)
+        s_bits = np.ascontiguousarray(s_bits, dtype=np.uint32)
+        hist = np.zeros(HIST_BINS + 1, np.uint64)
+        st = _Stats()
+        self.lib.twin_score_chunk(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data,
+                                  s_idx.size, hist.ctypes.data, ctypes.byref(st))
+        return _stats(hist, st.vcount, st.vfirst, st.mism, st.over, st.worst_key, st.real_max,
+                      st.real_idx, st.abs_max, st.rel_max, st.missing)
+
+    def classify(self, x, o, e, ref) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per element: the hit bits, the mismatch bits and the ULP distance."""
+        arrays = [np.ascontiguousarray(a, dtype=np.uint32) for a in (x, o, e)]
+        ref = np.ascontiguousarray(ref, dtype=np.float64)
+        n = ref.size
+        variants, mism, dist = np.zeros(n, np.uint32), np.zeros(n, np.uint32), np.zeros(n, np.int64)
+        self.lib.twin_classify(n, *(a.ctypes.data for a in arrays), ref.ctypes.data,
+                               variants.ctypes.data, mism.ctypes.data, dist.ctypes.data)
+        return variants, mism, dist
+
+
+class CudaEngine:
+    """The kernel compiled by NVRTC (through cupy) for the current CUDA device."""
+
+    where = "cuda"
+    THREADS = 256
+    PER_BLOCK = 1 << 13  # elements one block scores
+
+    def __init__(self, defs: dict[str, str]):
+        import cupy
+
+        self.cp = cupy
+        options = ("-fmad=false", "-std=c++17", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
+        self.module = cupy.RawModule(code=source(), options=options)
+        self.module.compile()
+        self._flag = self.module.get_function("flag_chunk")
+        self._score = self.module.get_function("score_chunk")
+        self._ref_at = self.module.get_function("ref_at")
+        self.buf = cupy.zeros(SETTLE_CAP, cupy.uint32)
+        self.count = cupy.zeros(1, cupy.uint32)
+
+    def flag(self, start: int, n: int) -> np.ndarray:
+        cp = self.cp
+        self.count.fill(0)
+        blocks = min((n + self.THREADS - 1) // self.THREADS, 1 << 16)
+        self._flag((blocks,), (self.THREADS,), (np.uint64(start), np.uint64(n), self.buf, self.count,
+                                                 np.uint32(SETTLE_CAP)))
+        k = int(self.count.get()[0])
+        _check_cap(k)
+        return np.sort(cp.asnumpy(self.buf[:k]))
+
+    def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        cp = self.cp
+        xs = cp.asarray(np.ascontiguousarray(x, dtype=np.uint64))
+        n = int(xs.size)
+        ref, bits, flag = cp.zeros(n), cp.zeros(n, cp.uint32), cp.zeros(n, cp.uint32)
+        if n:
+            self._ref_at(((n + 255) // 256,), (256,), (xs, np.uint64(n), ref, bits, flag))
+        return cp.asnumpy(ref), cp.asnumpy(bits), cp.asnumpy(flag).astype(bool)
+
+    def score(self, start: int, n: int, y, s_idx: np.ndarray, s_bits: np.ndarray) -> ChunkStats:
+        cp = self.cp
+        y = cp.asarray(y).reshape(-1).view(cp.uint32)
+        blocks = (n + self.PER_BLOCK - 1) // self.PER_BLOCK
+        hist = cp.zeros(HIST_BINS + 1, cp.uint64)
+        nc = len(VARIANTS) + len(MISMATCHES) + 2
+        counts = cp.zeros(nc, cp.uint64)
+        firsts = cp.full(len(VARIANTS), (1 << 64) - 1, cp.uint64)
+        keys = cp.zeros(blocks, cp.uint64)
+        reals, real_idx = cp.zeros(blocks), cp.zeros(blocks, cp.uint64)
+        abs_max, rel_max = cp.zeros(blocks), cp.zeros(blocks)
+        si = cp.asarray(np.ascontiguousarray(s_idx, dtype=np.uint32))
+        sb = cp.asarray(np.ascontiguousarray(s_bits, dtype=np.uint32))
+        self._score((blocks,), (self.THREADS,),
+                    (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, si, sb,
+                     np.uint32(si.size), hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max))
+        # the blocks' extremes: the largest, the lowest index on a tie (blocks are in input order)
+        real = float(reals.max())
+        ridx = int(cp.where(reals == real, real_idx, cp.uint64((1 << 64) - 1)).min())
+        c = cp.asnumpy(counts)
+        nv, nm = len(VARIANTS), len(MISMATCHES)
+        return _stats(cp.asnumpy(hist), c[:nv], cp.asnumpy(firsts), c[nv:nv + nm], c[nv + nm],
+                      int(keys.max()), real, ridx, float(abs_max.max()), float(rel_max.max()), c[nv + nm + 1])
+
+
+def _check_cap(k: int) -> None:
+    if k > SETTLE_CAP:
+        raise AssertionError(f"{k:,} elements of one chunk are near an F32 rounding boundary (at most "
+                             f"{SETTLE_CAP:,} are settled); the reference cannot be certified")
+
+
+def engine_for(where: str, defs: dict[str, str]):
+    """The fused engine on ``where`` ("cuda": NVRTC through cupy; "cpu": the twin)."""
+    return CudaEngine(defs) if where == "cuda" else TwinEngine(defs)
+
+
+def fused_unavailable(where: str) -> str | None:
+    """Why the fused path cannot run on ``where``, or None."""
+    if where == "cuda":
+        try:
+            import cupy
+
+            cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # noqa: BLE001 — any failure to reach NVRTC/the device is a reason
+            return f"the fused kernel is compiled through cupy's NVRTC, which is unavailable: {exc}"
+        return None
+    return None if _compiler() else "no C compiler (cc, gcc or clang) for the CPU twin"
+
+
+def _compiler() -> str | None:
+    for cc in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if cc and shutil.which(cc):
+            return cc
+    return None
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("JUDGE_CACHE_DIR")
+    base = Path(root) if root else Path(tempfile.gettempdir()) / f"judge-cache-{os.getuid()}"
+    path = base / "fused"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _compile_twin(defs: dict[str, str], extra: tuple[str, ...]) -> ctypes.CDLL:
+    cc = _compiler()
+    if cc is None:
+        raise RuntimeError("no C compiler (cc, gcc or clang) for the fused sweep's CPU twin")
+    src = source()
+    flags = ["-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-std=c99", "-x", "c",
+             *(f"-D{k}={v}" for k, v in sorted(defs.items())), *extra]
+    digest = hashlib.sha256((src + "\0" + " ".join(flags)).encode()).hexdigest()[:20]
+    lib = _cache_dir() / f"twin-{digest}.so"
+    if not lib.exists():
+        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+        c_file = lib.with_suffix(f".{os.getpid()}.c")
+        c_file.write_text(src)
+        done = subprocess.run([cc, *flags, str(c_file), "-o", str(tmp), "-lm"], capture_output=True, text=True)
+        c_file.unlink(missing_ok=True)
+        if done.returncode:
+            raise RuntimeError(f"compiling the fused sweep's CPU twin failed:\n{done.stderr}")
+        os.replace(tmp, lib)
+    return ctypes.CDLL(str(lib))
+
+
+class FusedScorer:
+    """The fused path of one sweep: an engine, plus the host's part (settling, messages)."""
+
+    def __init__(self, contract, opdef, where: str, *, engine=None):
+        self.contract, self.opdef = contract, opdef
+        self.engine = engine or engine_for(where, defines(contract, opdef))
+
+    @cached_property
+    def kind(self) -> str:
+        return bound_kind(self.contract, self.opdef)
+
+    def first_detail(self, variant: Variant, x: int, o: int, e: int, ref: float, describe_input) -> str:
+        """``_count_hits``'s words for the first element of a hit: classify on that element."""
+        from judge.scoring.describe import describe_bits
+        from judge.scoring.tally import _subnormal
+        from judge.scoring.vector import classify
+
+        xs, os_, es = (np.asarray([v & 0xFFFFFFFF], np.uint32) for v in (x, o, e))
+        r = np.asarray([ref], np.float64)
+        with np.errstate(all="ignore"):
+            cls = classify(obs_bits=os_, exp_bits=es, obs_f=os_.view(np.float32).astype(np.float64),
+                           exp_f=es.view(np.float32).astype(np.float64), hi=r, lo=None,
+                           has_exact=np.isfinite(r), kind=self.kind, precision=self.contract.precision,
+                           rules=self.contract.semantics, fmt=F32, daz=_subnormal(xs, F32))
+        for hit in cls.hits:
+            if hit.check == variant.check and hit.order == variant.order and bool(hit.mask[0]):
+                why = hit.why.replace("{ulp}", str(int(cls.dist[0])))
+                return (f"first at {describe_input(x)}: expected {describe_bits(e, F32)}, observed "
+                        f"{describe_bits(o, F32)}; {why}")
+        raise AssertionError(f"the fused kernel and classify disagree on input 0x{x & 0xFFFFFFFF:08X} "
+                             f"({variant.check}, order {variant.order})")
+
+    def add(self, tally, start: int, n: int, y_host_or_device, settled: dict[int, int], stats: ChunkStats,
+            y_at, describe_input) -> None:
+        """Fold one chunk's stats into ``tally`` exactly as ``judge.scoring.tally.add_chunk`` does;
+        ``y_at(i)``: the observed bits of local element i; ``settled``: local index -> bits."""
+        tally.elements += n
+        if tally.hist is None:
+            tally.hist = np.zeros(HIST_BINS + 1, np.int64)
+        tally.hist = np.asarray(tally.hist) + stats.hist
+        for v, (variant, count) in enumerate(zip(VARIANTS, stats.vcount, strict=True)):
+            if not count:
+                continue
+            tally.counts[variant.check] = tally.counts.get(variant.check, 0) + count
+            i = stats.vfirst[v]
+            pos = (-1, 0) if variant.check == "nan" else (start + i, variant.order)
+            if variant.check in tally.first and tally.first[variant.check][0] <= pos:
+                continue
+            ref, bits, flag = self.engine.ref_at([start + i])
+            e = settled.get(i, int(bits[0])) if flag[0] else int(bits[0])
+            tally.first[variant.check] = (pos, self.first_detail(
+                variant, _signed(start + i), _signed(y_at(i)), _signed(e), float(ref[0]), describe_input))
+        tally.over_bound += stats.over
+        for name, count in stats.mismatches.items():
+            tally.mismatches[name] += count
+        top, idx = stats.worst if stats.worst else (0, 0)
+        if top > tally.worst_ulp:
+            tally.worst_ulp = top
+            tally.worst_idx = start + (idx if top else 0)
+        if stats.real is not None and stats.real[0] > tally.worst_real:
+            tally.worst_real, tally.worst_real_idx = stats.real[0], start + stats.real[1]
+        tally.abs_max, tally.rel_max = max(tally.abs_max, stats.abs_max), max(tally.rel_max, stats.rel_max)
+
+
+def _signed(u: int) -> int:
+    """Bits as the torch path's int32 items carry them (describe_* mask them back)."""
+    u &= 0xFFFFFFFF
+    return u - (1 << 32) if u >= 1 << 31 else u
