@@ -110,6 +110,15 @@ class CupyBackend(Backend):
             return f"no CUDA device: cupy {cupy.__version__} sees 0 devices"
         return True
 
+    def context_lost(self) -> bool:
+        import cupy
+
+        try:
+            cupy.cuda.runtime.deviceSynchronize()  # a sticky error is raised again here
+        except Exception:  # noqa: BLE001 - any error here means the context cannot be used
+            return True
+        return False
+
     def supports(self, contract, dtypes) -> bool | str:
         from backends._xp_cast import cupy_cast_support
         from backends._xp_ops import XP_TABLE

@@ -96,6 +96,17 @@ class TorchBackend(Backend):
             )
         return True
 
+    def context_lost(self) -> bool:
+        if self.device != "cuda":
+            return False
+        import torch
+
+        try:
+            torch.cuda.synchronize()  # a sticky error is raised again by every later call
+        except Exception:  # noqa: BLE001 - any error here means the context cannot be used
+            return True
+        return False
+
     def supports(self, contract, dtypes) -> bool | str:
         from backends._torch_move import unsupported
         from backends._torch_ops import TORCH_TABLE

@@ -129,6 +129,14 @@ class Backend(abc.ABC):
     def __repr__(self) -> str:
         return f"<Backend {self.name} ({self.device})>"
 
+    def context_lost(self) -> bool:
+        """Optional: asked in the backend's worker after ``run`` raised. True when that error
+        left the device unusable for every later call of the process (CUDA's sticky errors: a
+        device-side assert, an illegal address); the worker is then replaced before the next
+        call, so one refused error input does not fail the calls after it. False, the default,
+        keeps the worker."""
+        return False
+
     def timed(self, contract: Contract, call: KernelCall) -> Any:
         """Optional, for ``judge measure`` (SPEC §12): ``call`` made ready to repeat with its
         operands already on the device, as a ``judge.measure.timed.TimedCall`` (which says how

@@ -157,12 +157,16 @@ class Sandbox:
         if first:  # unpickling a contract's first calls may import modules: their timeouts
             # count from the worker's "started" (later calls unpickle in microseconds)
             self._receive(STARTUP_TIMEOUT, "while receiving a kernel call")
-        done = []
+        done, lost = [], False
         for call, timeout in zip(calls, timeouts, strict=True):
             kind, result, in_bases, out_bases, seconds = self._receive(timeout, "during a kernel call")
-            for here, there in zip(storage(call), [*in_bases, *out_bases], strict=True):
-                np.copyto(here, there, casting="no")  # a guarded base comes back with its zone
-            done.append((BackendRaised(result) if kind == "raised" else result, seconds))
+            if in_bases is not None:
+                for here, there in zip(storage(call), [*in_bases, *out_bases], strict=True):
+                    np.copyto(here, there, casting="no")  # a guarded base comes back with its zone
+            lost = lost or kind == "raised_lost"
+            done.append((BackendRaised(result) if kind in ("raised", "raised_lost") else result, seconds))
+        if lost:  # the device context is gone in that worker: the next call gets a fresh one
+            self.close()
         return done
 
     def _receive(self, timeout: float, doing: str):

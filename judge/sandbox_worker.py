@@ -71,6 +71,8 @@ def _run(backend, contract, call):
     except Exception as exc:  # noqa: BLE001 - the parent turns it into a finding
         text = traceback.format_exception_only(type(exc), exc)[-1].strip()
         reply = ["raised", text]
+        if _context_lost(backend):
+            reply = ["raised_lost", text]
     else:
         import numpy as np
 
@@ -78,6 +80,14 @@ def _run(backend, contract, call):
     seconds = time.perf_counter() - start
     held = storage(call)  # guarded bases travel back inside their whole zones
     return (*reply, held[:len(call.inputs)], held[len(call.inputs):], seconds)
+
+
+def _context_lost(backend) -> bool:
+    """Whether the error just raised left the device unusable (``Backend.context_lost``)."""
+    try:
+        return bool(backend.context_lost())
+    except Exception:  # noqa: BLE001 - a check that cannot run is taken as a lost context
+        return True
 
 
 def serve(conn) -> None:
@@ -109,8 +119,15 @@ def serve(conn) -> None:
             if message[1] in fresh:  # the calls' timeouts count from here, not from unpickling
                 fresh.discard(message[1])
                 conn.send(("started",))
+            lost = False
             for call in message[2]:
-                conn.send(_run(backend, contracts[message[1]], call))
+                if lost:  # the rest of the batch cannot run here; the parent replaces the worker
+                    conn.send(("raised_lost", "not run: an earlier call of the batch left the device "
+                               "unusable (CUDA sticky error)", None, None, 0.0))
+                    continue
+                reply = _run(backend, contracts[message[1]], call)
+                lost = reply[0] == "raised_lost"
+                conn.send(reply)
 
 
 def main(argv: list[str]) -> None:
