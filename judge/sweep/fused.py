@@ -334,31 +334,46 @@ class FusedScorer:
     def kind(self) -> str:
         return bound_kind(self.contract, self.opdef)
 
-    def first_detail(self, variant: Variant, x: int, o: int, e: int, ref: float, describe_input) -> str:
-        """``_count_hits``'s words for the first element of a hit: classify on that element."""
+    def first_detail(self, variant: Variant, element, describe_input, fmt=F32) -> str:
+        """``_count_hits``'s words for the first element of a hit: classify on that element.
+        ``element``: (input bits as described, observed bits, expected bits, hi, lo or None,
+        whether an input is a nonzero subnormal)."""
         from judge.scoring.describe import describe_bits
-        from judge.scoring.tally import _subnormal
         from judge.scoring.vector import classify
 
-        xs, os_, es = (np.asarray([v & 0xFFFFFFFF], np.uint32) for v in (x, o, e))
-        r = np.asarray([ref], np.float64)
+        x, o, e, hi, lo, daz = element
+        os_, es = (np.asarray([v & ((1 << fmt.bits) - 1)], fmt.bits_dtype) for v in (o, e))
+        r = np.asarray([hi], np.float64)
         with np.errstate(all="ignore"):
-            cls = classify(obs_bits=os_, exp_bits=es, obs_f=os_.view(np.float32).astype(np.float64),
-                           exp_f=es.view(np.float32).astype(np.float64), hi=r, lo=None,
+            cls = classify(obs_bits=os_, exp_bits=es, obs_f=os_.view(fmt.numpy_dtype).astype(np.float64),
+                           exp_f=es.view(fmt.numpy_dtype).astype(np.float64), hi=r,
+                           lo=None if lo is None else np.asarray([lo], np.float64),
                            has_exact=np.isfinite(r), kind=self.kind, precision=self.contract.precision,
-                           rules=self.contract.semantics, fmt=F32, daz=_subnormal(xs, F32))
+                           rules=self.contract.semantics, fmt=fmt, daz=np.asarray([daz]))
         for hit in cls.hits:
             if hit.check == variant.check and hit.order == variant.order and bool(hit.mask[0]):
                 why = hit.why.replace("{ulp}", str(int(cls.dist[0])))
-                return (f"first at {describe_input(x)}: expected {describe_bits(e, F32)}, observed "
-                        f"{describe_bits(o, F32)}; {why}")
-        raise AssertionError(f"the fused kernel and classify disagree on input 0x{x & 0xFFFFFFFF:08X} "
+                return (f"first at {describe_input(x)}: expected {describe_bits(e, fmt)}, observed "
+                        f"{describe_bits(o, fmt)}; {why}")
+        raise AssertionError(f"the fused kernel and classify disagree on input {describe_input(x)} "
                              f"({variant.check}, order {variant.order})")
 
-    def add(self, tally, start: int, n: int, y_host_or_device, settled: dict[int, int], stats: ChunkStats,
-            y_at, describe_input) -> None:
+    def f32_element(self, start: int, settled: dict[int, int], y_at):
+        """``element_at`` of an F32 chunk: local index -> what ``first_detail`` takes."""
+        from judge.scoring.tally import _subnormal
+
+        def element_at(i: int):
+            ref, bits, flag = self.engine.ref_at([start + i])
+            e = settled.get(i, int(bits[0])) if flag[0] else int(bits[0])
+            x = (start + i) & 0xFFFFFFFF
+            daz = bool(_subnormal(np.asarray([x], np.uint32), F32)[0])
+            return _signed(x), _signed(y_at(i)), _signed(e), float(ref[0]), None, daz
+
+        return element_at
+
+    def add(self, tally, start: int, n: int, stats: ChunkStats, element_at, describe_input, fmt=F32) -> None:
         """Fold one chunk's stats into ``tally`` exactly as ``judge.scoring.tally.add_chunk`` does;
-        ``y_at(i)``: the observed bits of local element i; ``settled``: local index -> bits."""
+        ``element_at(i)``: what ``first_detail`` takes for local element i."""
         tally.elements += n
         if tally.hist is None:
             tally.hist = np.zeros(HIST_BINS + 1, np.int64)
@@ -371,10 +386,7 @@ class FusedScorer:
             pos = (-1, 0) if variant.check == "nan" else (start + i, variant.order)
             if variant.check in tally.first and tally.first[variant.check][0] <= pos:
                 continue
-            ref, bits, flag = self.engine.ref_at([start + i])
-            e = settled.get(i, int(bits[0])) if flag[0] else int(bits[0])
-            tally.first[variant.check] = (pos, self.first_detail(
-                variant, _signed(start + i), _signed(y_at(i)), _signed(e), float(ref[0]), describe_input))
+            tally.first[variant.check] = (pos, self.first_detail(variant, element_at(i), describe_input, fmt))
         tally.over_bound += stats.over
         for name, count in stats.mismatches.items():
             tally.mismatches[name] += count

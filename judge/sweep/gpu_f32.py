@@ -265,7 +265,8 @@ def _sweep_chunk_fused(run: _Run, result: F32Sweep, start: int, n: int, *, first
     if stats.missing:
         raise AssertionError(f"inputs 0x{start:08X}..: {stats.missing} flagged element(s) scored without "
                              f"their settled bits (the flagging passes disagree)")
-    run.fused.add(run.tally, start, n, y, settled, stats, y_at=lambda i: int(y[i]), describe_input=describe_input)
+    run.fused.add(run.tally, start, n, stats, run.fused.f32_element(start, settled, lambda i: int(y[i])),
+                  describe_input)
     run.times["reference_s"] += time.perf_counter() - t
 
 
