@@ -56,8 +56,9 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "
                    "process per GPU, chunks dealt round robin); all: every visible GPU.")
 @click.option("--fused/--array-passes", "fused", default=None,
-              help="F32 GPU sweeps: score each chunk in one fused kernel (reference, certificate and "
-                   "rulebook; the default where cupy can compile it), or in the array passes.")
+              help="F32 GPU sweeps and --pairs: score each chunk in one fused kernel (reference, "
+                   "certificate and rulebook; the default on CUDA where cupy can compile it, the C twin "
+                   "on the CPU), or in the array passes.")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
             pairs, chunk_log2, chunks, limit, gpus, fused) -> None:
     """Run each KERNEL on every input of the format and judge every output."""

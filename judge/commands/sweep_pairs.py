@@ -21,7 +21,7 @@ def one_pair_sweep(contract, backend, dtype, cross, options, expectations):
         return unsupported_row(contract, backend, dtype, str(ok), 0), f"{label}: unsupported: {ok}"
     click.echo(f"sweeping the {dtype} pairs of {contract.kernel} on {backend.name}", err=True)
     result = sweep_pairs(contract, backend, dtype, chunk_log2=options.chunk_log2, chunks=options.chunks,
-                         expectations=expectations(),
+                         expectations=expectations(), fused=options.fused,
                          log=lambda msg: print(msg, file=sys.stderr, flush=True))
     options.results.append(result)
     if options.out:  # after every sweep, so a run cut short keeps what it finished

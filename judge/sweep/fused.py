@@ -79,18 +79,22 @@ def _f64_bits(x: float) -> str:
 
 
 def defines(contract, opdef, *, margin: int = MARGIN_F64_ULPS) -> dict[str, str]:
-    """The kernel's configuration for ``contract`` (see fused_f32.cu)."""
+    """The F32 kernel's configuration for ``contract`` (see fused_f32.cu)."""
     name, _ = opdef.f64_reference
     if name not in REF_FUNCTIONS:
         raise ValueError(f"no fused reference for the F64 function {name!r}")
+    out = bound_defines(contract, opdef, F32)
+    out.update(REF_FN=name, MARGIN=str(int(margin)), THRESH_BITS=_f64_bits(overflow_threshold()))
+    return out
+
+
+def bound_defines(contract, opdef, fmt) -> dict[str, str]:
+    """The bound the kernel holds outputs of format ``fmt`` to (fused_common.h's macros)."""
     p = contract.precision
     kind = bound_kind(contract, opdef)
     out = {
-        "REF_FN": name,
         "KIND": str(KINDS.get(kind, 2)),
-        "MARGIN": str(int(margin)),
-        "THRESH_BITS": _f64_bits(overflow_threshold()),
-        "SANITY_BITS": _f64_bits(sanity_factor(F32)),
+        "SANITY_BITS": _f64_bits(sanity_factor(fmt)),
         "HAS_MAX_ULP": "0", "MAX_ULP": "0", "HAS_MAX_ABS": "0", "MAX_ABS_BITS": "0ULL",
         "HAS_MAX_REL": "0", "MAX_REL_BITS": "0ULL",
     }
@@ -104,8 +108,22 @@ def defines(contract, opdef, *, margin: int = MARGIN_F64_ULPS) -> dict[str, str]
     return out
 
 
-def source() -> str:
-    return resources.files("judge.sweep").joinpath("fused_f32.cu").read_text()
+def source(name: str = "fused_f32.cu") -> str:
+    return resources.files("judge.sweep").joinpath(name).read_text()
+
+
+def _source_dir() -> str:
+    return str(resources.files("judge.sweep"))
+
+
+def nvrtc_module(name: str, defs: dict[str, str]):
+    """The kernel source ``name`` compiled by NVRTC (through cupy) with these macros."""
+    import cupy
+
+    options = ("-fmad=false", "-std=c++17", f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
+    module = cupy.RawModule(code=source(name), options=options)
+    module.compile()
+    return module
 
 
 @dataclass
@@ -124,12 +142,41 @@ class ChunkStats:
     missing: int  # flagged elements without settled bits: a driver error
 
 
-class _Stats(ctypes.Structure):
+class Stats(ctypes.Structure):
+    """fused_common.h's Stats (the F32 source's own ends before h0)."""
+
     _fields_ = [("vcount", ctypes.c_uint64 * len(VARIANTS)), ("vfirst", ctypes.c_uint64 * len(VARIANTS)),
                 ("mism", ctypes.c_uint64 * len(MISMATCHES)), ("over", ctypes.c_uint64),
                 ("worst_key", ctypes.c_uint64), ("real_max", ctypes.c_double),
                 ("real_idx", ctypes.c_uint64), ("abs_max", ctypes.c_double),
-                ("rel_max", ctypes.c_double), ("missing", ctypes.c_uint64)]
+                ("rel_max", ctypes.c_double), ("missing", ctypes.c_uint64),
+                ("h0", ctypes.c_uint64), ("h1", ctypes.c_uint64)]
+
+
+def stats_of(hist, st: Stats) -> ChunkStats:
+    """A twin's Stats as ChunkStats."""
+    return _stats(hist, st.vcount, st.vfirst, st.mism, st.over, st.worst_key, st.real_max,
+                  st.real_idx, st.abs_max, st.rel_max, st.missing)
+
+
+def device_totals(cp, blocks: int) -> list:
+    """The scoring kernel's output arrays, zeroed: hist, counts, firsts, then per block: worst
+    keys, ULP-real maxima and their indices, error maxima."""
+    return [cp.zeros(HIST_BINS + 1, cp.uint64), cp.zeros(len(VARIANTS) + len(MISMATCHES) + 2, cp.uint64),
+            cp.full(len(VARIANTS), (1 << 64) - 1, cp.uint64), cp.zeros(blocks, cp.uint64), cp.zeros(blocks),
+            cp.zeros(blocks, cp.uint64), cp.zeros(blocks), cp.zeros(blocks)]
+
+
+def reduce_totals(cp, out: list) -> ChunkStats:
+    """``device_totals`` after the kernel, as ChunkStats: the blocks' extremes reduced (the
+    largest, the lowest index on a tie: blocks are in input order)."""
+    hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max = out
+    real = float(reals.max())
+    ridx = int(cp.where(reals == real, real_idx, cp.uint64((1 << 64) - 1)).min())
+    c = cp.asnumpy(counts)
+    nv, nm = len(VARIANTS), len(MISMATCHES)
+    return _stats(cp.asnumpy(hist), c[:nv], cp.asnumpy(firsts), c[nv:nv + nm], c[nv + nm], int(keys.max()),
+                  real, ridx, float(abs_max.max()), float(rel_max.max()), c[nv + nm + 1])
 
 
 def _unkey(key: int) -> tuple[int, int] | None:
@@ -152,7 +199,7 @@ class TwinEngine:
     where = "cpu"
 
     def __init__(self, defs: dict[str, str], *, extra: tuple[str, ...] = ()):
-        self.lib = _compile_twin(defs, extra)
+        self.lib = compile_twin("fused_f32.cu", defs, extra)
         u64, p = ctypes.c_uint64, ctypes.c_void_p
         self.lib.twin_flag_chunk.restype = u64
         self.lib.twin_flag_chunk.argtypes = [u64, u64, p, u64]
@@ -164,7 +211,7 @@ class TwinEngine:
     def flag(self, start: int, n: int) -> np.ndarray:
         out = np.zeros(SETTLE_CAP, np.uint32)
         k = int(self.lib.twin_flag_chunk(start, n, out.ctypes.data, SETTLE_CAP))
-        _check_cap(k)
+        check_cap(k)
         return np.sort(out[:k])
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,11 +229,10 @@ class TwinEngine:
         s_idx = np.ascontiguousarray(s_idx, dtype=np.uint32)
         s_bits = np.ascontiguousarray(s_bits, dtype=np.uint32)
         hist = np.zeros(HIST_BINS + 1, np.uint64)
-        st = _Stats()
+        st = Stats()
         self.lib.twin_score_chunk(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data,
                                   s_idx.size, hist.ctypes.data, ctypes.byref(st))
-        return _stats(hist, st.vcount, st.vfirst, st.mism, st.over, st.worst_key, st.real_max,
-                      st.real_idx, st.abs_max, st.rel_max, st.missing)
+        return stats_of(hist, st)
 
     def classify(self, x, o, e, ref) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per element: the hit bits, the mismatch bits and the ULP distance."""
@@ -210,9 +256,7 @@ class CudaEngine:
         import cupy
 
         self.cp = cupy
-        options = ("-fmad=false", "-std=c++17", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
-        self.module = cupy.RawModule(code=source(), options=options)
-        self.module.compile()
+        self.module = nvrtc_module("fused_f32.cu", defs)
         self._flag = self.module.get_function("flag_chunk")
         self._score = self.module.get_function("score_chunk")
         self._ref_at = self.module.get_function("ref_at")
@@ -226,7 +270,7 @@ class CudaEngine:
         self._flag((blocks,), (self.THREADS,), (np.uint64(start), np.uint64(n), self.buf, self.count,
                                                  np.uint32(SETTLE_CAP)))
         k = int(self.count.get()[0])
-        _check_cap(k)
+        check_cap(k)
         return np.sort(cp.asnumpy(self.buf[:k]))
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -242,28 +286,16 @@ class CudaEngine:
         cp = self.cp
         y = cp.asarray(y).reshape(-1).view(cp.uint32)
         blocks = (n + self.PER_BLOCK - 1) // self.PER_BLOCK
-        hist = cp.zeros(HIST_BINS + 1, cp.uint64)
-        nc = len(VARIANTS) + len(MISMATCHES) + 2
-        counts = cp.zeros(nc, cp.uint64)
-        firsts = cp.full(len(VARIANTS), (1 << 64) - 1, cp.uint64)
-        keys = cp.zeros(blocks, cp.uint64)
-        reals, real_idx = cp.zeros(blocks), cp.zeros(blocks, cp.uint64)
-        abs_max, rel_max = cp.zeros(blocks), cp.zeros(blocks)
+        out = device_totals(cp, blocks)
         si = cp.asarray(np.ascontiguousarray(s_idx, dtype=np.uint32))
         sb = cp.asarray(np.ascontiguousarray(s_bits, dtype=np.uint32))
         self._score((blocks,), (self.THREADS,),
                     (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, si, sb,
-                     np.uint32(si.size), hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max))
-        # the blocks' extremes: the largest, the lowest index on a tie (blocks are in input order)
-        real = float(reals.max())
-        ridx = int(cp.where(reals == real, real_idx, cp.uint64((1 << 64) - 1)).min())
-        c = cp.asnumpy(counts)
-        nv, nm = len(VARIANTS), len(MISMATCHES)
-        return _stats(cp.asnumpy(hist), c[:nv], cp.asnumpy(firsts), c[nv:nv + nm], c[nv + nm],
-                      int(keys.max()), real, ridx, float(abs_max.max()), float(rel_max.max()), c[nv + nm + 1])
+                     np.uint32(si.size), *out))
+        return reduce_totals(cp, out)
 
 
-def _check_cap(k: int) -> None:
+def check_cap(k: int) -> None:
     if k > SETTLE_CAP:
         raise AssertionError(f"{k:,} elements of one chunk are near an F32 rounding boundary (at most "
                              f"{SETTLE_CAP:,} are settled); the reference cannot be certified")
@@ -302,19 +334,20 @@ def _cache_dir() -> Path:
     return path
 
 
-def _compile_twin(defs: dict[str, str], extra: tuple[str, ...]) -> ctypes.CDLL:
+def compile_twin(name: str, defs: dict[str, str], extra: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The kernel source ``name`` compiled for this CPU (cached by source and macros)."""
     cc = _compiler()
     if cc is None:
         raise RuntimeError("no C compiler (cc, gcc or clang) for the fused sweep's CPU twin")
-    src = source()
+    src = source(name) + "\0" + source("fused_common.h")
     flags = ["-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-std=c99", "-x", "c",
-             *(f"-D{k}={v}" for k, v in sorted(defs.items())), *extra]
+             f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())), *extra]
     digest = hashlib.sha256((src + "\0" + " ".join(flags)).encode()).hexdigest()[:20]
     lib = _cache_dir() / f"twin-{digest}.so"
     if not lib.exists():
         tmp = lib.with_suffix(f".{os.getpid()}.tmp")
         c_file = lib.with_suffix(f".{os.getpid()}.c")
-        c_file.write_text(src)
+        c_file.write_text(source(name))
         done = subprocess.run([cc, *flags, str(c_file), "-o", str(tmp), "-lm"], capture_output=True, text=True)
         c_file.unlink(missing_ok=True)
         if done.returncode:

@@ -103,11 +103,15 @@ class _Run:
     counts: dict = field(default_factory=lambda: dict.fromkeys(("unwritten", "settled", "cross_checked"), 0))
     times: dict = field(default_factory=lambda: dict.fromkeys(("adapter_s", "reference_s", "scoring_s"), 0.0))
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    fused: object = None  # judge.sweep.fused.FusedScorer with the pair kernel, where it scores
 
 
 def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: list[int] | None = None,
-                expectations=None, log=None) -> PairSweep:
-    """Sweep every (x, y) pair of ``dtype`` (or the listed chunks of 2^chunk_log2 pairs)."""
+                expectations=None, log=None, fused: bool | None = None) -> PairSweep:
+    """Sweep every (x, y) pair of ``dtype`` (or the listed chunks of 2^chunk_log2 pairs).
+    ``fused``: reference and scoring in one kernel per chunk (``judge.sweep.fused_pairs``: on
+    the GPU for a CUDA backend, the C twin otherwise); None: fused for CUDA backends where
+    cupy can compile it."""
 
     n = 1 << chunk_log2
     order = chunks if chunks is not None else list(range(PAIRS // n))
@@ -115,6 +119,7 @@ def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: 
     _warm(run)
     t0 = time.perf_counter()
     result = PairSweep(verdict.new_row(contract, backend, dtype), dtype)
+    run.fused = _fused_scorer(run, fused, result.notes)
     for step, c in enumerate(order):
         _chunk(run, result, c * n, n, first=step == 0)
         if log is not None:
@@ -122,6 +127,30 @@ def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: 
                 f"{run.tally.worst_ulp} ulp, {time.perf_counter() - t0:.1f} s")
     _finish(result, run, expectations, t0, len(order))
     return result
+
+
+def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
+    from judge.sweep import fused as fused_path
+    from judge.sweep import fused_pairs
+
+    where = "cuda" if run.backend.device == "cuda" else "cpu"
+    if fused is False or (fused is None and where != "cuda"):
+        return None
+    why = None if fused_pairs.covered(run.contract.op_kind) else \
+        f"no fused pair kernel for {run.contract.op_kind} (covered: {', '.join(sorted(fused_pairs.OPS))})"
+    why = why or fused_path.fused_unavailable(where)
+    if why is None:
+        try:
+            scorer = fused_pairs.scorer_for(run, where)
+        except Exception as exc:  # noqa: BLE001 — a compiler's refusal is a reason, said below
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            notes.append(f"fused: reference and scoring in one pass per chunk ({where})")
+            return scorer
+    if fused:
+        raise RuntimeError(f"the fused pair sweep cannot run: {why}")
+    notes.append(f"array passes, not fused: {why}")
+    return None
 
 
 def new_run(contract, backend, dtype: str) -> _Run:
@@ -158,7 +187,12 @@ def _chunk(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> 
             result.notes.append(f"pairs from 0x{start:08X}: a repeat call gave different bits")
     run.times["adapter_s"] += time.perf_counter() - t
     _unwritten(run, y, a_bits, b_bits, start)
-    score_chunk(run, start, a_bits, b_bits, y)
+    if run.fused is not None:
+        from judge.sweep import fused_pairs
+
+        fused_pairs.score_chunk(run, run.fused, start, n, y)
+    else:
+        score_chunk(run, start, a_bits, b_bits, y)
 
 
 def score_chunk(run: _Run, start: int, a_bits, b_bits, y) -> None:

@@ -1,0 +1,329 @@
+/* What the fused sweeps share (judge/sweep/fused.py): types, bit casts, the rulebook's checks
+ * for one element, and the per-thread accumulation of a chunk's totals with its block reduction
+ * (GPU) or its sequential walk (the CPU twin). Included by each fused kernel source. */
+
+#ifndef JUDGE_FUSED_COMMON_H
+#define JUDGE_FUSED_COMMON_H
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define JUDGE_GPU 1
+#define DEV __device__ __forceinline__
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+#else
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#define DEV static inline
+typedef uint64_t u64;
+typedef int64_t i64;
+typedef uint32_t u32;
+#endif
+
+#define HIST_BINS 4096
+#define NVARIANTS 15
+/* hit variants, in judge.scoring.vector.classify's order (judge/sweep/fused.py's VARIANTS) */
+#define V_NAN 0
+#define V_INF 1
+#define V_SIGNED_ZERO 2
+#define V_SUB_EXACT 3
+#define V_EXACT 4
+#define V_ULP 5
+#define V_SUB_ULP 6
+#define V_BOUND_ABS 7
+#define V_SUB_ABS 8
+#define V_BOUND_REL 9
+#define V_SUB_REL 10
+#define V_BOUND_INF 11
+#define V_SUB_INF 12
+#define V_IMPL 13
+#define V_SUB_IMPL 14
+/* checks in judge.scoring.tally.BOUND_CHECKS (exact, subnormal, ulp, bound) */
+#define OVER_MASK ((1u << V_SUB_EXACT) | (1u << V_EXACT) | (1u << V_ULP) | (1u << V_SUB_ULP) | \
+                   (1u << V_BOUND_ABS) | (1u << V_SUB_ABS) | (1u << V_BOUND_REL) | (1u << V_SUB_REL) | \
+                   (1u << V_BOUND_INF) | (1u << V_SUB_INF) | (1u << V_SUB_IMPL))
+/* mismatch counters: nan, inf, signed_zero, implausible */
+#define NMISM 4
+
+DEV double bits_f64(u64 b) {
+#ifdef JUDGE_GPU
+    return __longlong_as_double((long long)b);
+#else
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+#endif
+}
+
+DEV u64 f64_bits(double d) {
+#ifdef JUDGE_GPU
+    return (u64)__double_as_longlong(d);
+#else
+    u64 b;
+    memcpy(&b, &d, 8);
+    return b;
+#endif
+}
+
+typedef struct {
+    u32 variants; /* failing hit variants */
+    u32 mism;     /* bit k: mismatch counter k */
+    int in_hist;  /* a finite pair: counted in the ULP histogram at bin */
+    u32 bin;
+    int worst;    /* a differing finite pair: a candidate for the worst ULP distance `dist` */
+    i64 dist;
+    int known;    /* add_chunk's measured set: err, real (and rel where rel_ok) below */
+    int rel_ok;
+    double err, real, rel;
+} Elem;
+
+/* classify's rules for one element whose bits differ (and are not two NaNs): obs/exp NaN and
+ * inf flags, their values, the exact value's hi (the reference), |obs - exact|, the ULP
+ * distance, whether an input was a nonzero subnormal, and 2^emin of the output format. */
+DEV void apply_rules(Elem *el, int obs_nan, int exp_nan, int obs_inf, int exp_inf, double obs_f,
+                     double exp_f, double hi, double diff, i64 dist, int daz, double tiny) {
+    if (obs_nan != exp_nan) {
+        el->variants |= 1u << V_NAN;
+        el->mism |= 1u << 0;
+    }
+    if (obs_nan || exp_nan) return; /* `both` is false: no other rule applies */
+    int has_exact = isfinite(hi);
+    int kn = has_exact && !obs_inf; /* classify's err_known */
+    int inf_case = (obs_inf != exp_inf) || (obs_inf && exp_inf);
+    (void)kn;
+    (void)dist;
+#if KIND == 0
+    int inf = inf_case;
+#else
+    int inf = inf_case && !has_exact;
+#endif
+    if (inf) {
+        el->variants |= 1u << V_INF;
+        el->mism |= 1u << 1;
+        return;
+    }
+    /* rest: judge.scoring.rules.flushed */
+    int fl = obs_f == 0.0 && exp_f != 0.0 && fabs(exp_f) < tiny &&
+             ((signbit(obs_f) != 0) == (signbit(exp_f) != 0) || daz);
+#if KIND == 0
+    if (obs_f == 0.0 && exp_f == 0.0) {
+        el->variants |= 1u << V_SIGNED_ZERO;
+        el->mism |= 1u << 2;
+    } else {
+        el->variants |= 1u << (fl ? V_SUB_EXACT : V_EXACT);
+    }
+#elif KIND == 1
+#if HAS_MAX_ULP
+    if (dist > (i64)MAX_ULP) el->variants |= 1u << (fl ? V_SUB_ULP : V_ULP);
+#endif
+#if HAS_MAX_ABS
+    if (kn && diff > bits_f64(MAX_ABS_BITS)) el->variants |= 1u << (fl ? V_SUB_ABS : V_BOUND_ABS);
+#endif
+#if HAS_MAX_REL
+    if (kn && hi != 0.0 && diff / fabs(hi) > bits_f64(MAX_REL_BITS))
+        el->variants |= 1u << (fl ? V_SUB_REL : V_BOUND_REL);
+#endif
+#if HAS_MAX_ABS || HAS_MAX_REL
+    if (!kn) el->variants |= 1u << (fl ? V_SUB_INF : V_BOUND_INF);
+#endif
+#else
+    double mag = fabs(hi);
+    double limit = bits_f64(SANITY_BITS) * (mag < 1.0 ? 1.0 : mag);
+    if (!kn || diff > limit) {
+        el->variants |= 1u << (fl ? V_SUB_IMPL : V_IMPL);
+        el->mism |= 1u << 3;
+    }
+#endif
+}
+
+/* What one chunk adds up to (the same layout on both sides). */
+typedef struct {
+    u64 vcount[NVARIANTS];
+    u64 vfirst[NVARIANTS]; /* lowest local index, ~0 where none */
+    u64 mism[NMISM];
+    u64 over;
+    u64 worst_key;         /* (dist << 32) | (0xFFFFFFFF - local index), 0 where none */
+    double real_max;       /* -1 where none */
+    u64 real_idx;
+    double abs_max, rel_max;
+    u64 missing;           /* flagged elements with no settled values (a driver error) */
+    u64 h0, h1;            /* histogram bins 0 and 1 (the twin; the GPU adds them to hist) */
+} Stats;
+
+/* One thread's (or the twin's) running totals. */
+typedef struct {
+    u64 c[NVARIANTS + NMISM + 2]; /* variant counts, mismatches, over, missing */
+    u64 f[NVARIANTS];
+    u64 h0, h1, wkey, ridx;
+    double rmax, amax, relmax;
+} Acc;
+
+DEV void acc_init(Acc *a) {
+    for (int k = 0; k < NVARIANTS + NMISM + 2; k++) a->c[k] = 0;
+    for (int k = 0; k < NVARIANTS; k++) a->f[k] = ~(u64)0;
+    a->h0 = a->h1 = a->wkey = 0;
+    a->ridx = ~(u64)0;
+    a->rmax = -1.0;
+    a->amax = a->relmax = 0.0;
+}
+
+/* Add element i (local index, ascending per accumulator); bins from 2 up go to `hist`. */
+DEV void acc_add(Acc *a, const Elem *el, u64 i, u32 *hist) {
+    if (el->in_hist) {
+        if (el->bin == 0) a->h0++;
+        else if (el->bin == 1) a->h1++;
+#ifdef JUDGE_GPU
+        else atomicAdd(&hist[el->bin], 1u);
+#else
+        else hist[el->bin]++;
+#endif
+    }
+    if (el->worst) {
+        u64 key = ((u64)el->dist << 32) | (0xFFFFFFFFull - i);
+        a->wkey = key > a->wkey ? key : a->wkey;
+    }
+    if (el->known) {
+        if (el->real > a->rmax) { a->rmax = el->real; a->ridx = i; } /* ascending i: ties keep the first */
+        a->amax = el->err > a->amax ? el->err : a->amax;
+        if (el->rel_ok) a->relmax = el->rel > a->relmax ? el->rel : a->relmax;
+    }
+    if (el->variants) {
+        for (int k = 0; k < NVARIANTS; k++) {
+            if (el->variants & (1u << k)) {
+                a->c[k]++;
+                if (i < a->f[k]) a->f[k] = i;
+            }
+        }
+        if (el->variants & OVER_MASK) a->c[NVARIANTS + NMISM]++;
+    }
+    for (int k = 0; k < NMISM; k++) a->c[NVARIANTS + k] += (el->mism >> k) & 1u;
+}
+
+#ifdef JUDGE_GPU
+
+#define THREADS 256
+#define WARPS (THREADS / 32)
+
+DEV u64 warp_sum(u64 v) {
+    for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
+    return v;
+}
+DEV u64 warp_min(u64 v) {
+    for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xFFFFFFFFu, v, o); v = w < v ? w : v; }
+    return v;
+}
+DEV u64 warp_max(u64 v) {
+    for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xFFFFFFFFu, v, o); v = w > v ? w : v; }
+    return v;
+}
+DEV double warp_maxd(double v) {
+    for (int o = 16; o; o >>= 1) { double w = __shfl_down_sync(0xFFFFFFFFu, v, o); v = w > v ? w : v; }
+    return v;
+}
+/* (value, index) with the larger value, the lower index on a tie */
+DEV void warp_argmax(double *v, u64 *i) {
+    for (int o = 16; o; o >>= 1) {
+        double w = __shfl_down_sync(0xFFFFFFFFu, *v, o);
+        u64 j = __shfl_down_sync(0xFFFFFFFFu, *i, o);
+        if (w > *v || (w == *v && j < *i)) { *v = w; *i = j; }
+    }
+}
+
+/* The block's totals: sums and firsts by atomics, extremes per block; every thread calls it. */
+__device__ void acc_finish(Acc *a, u32 *sh_hist, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
+                           double *reals, u64 *real_idx, double *abs_max, double *rel_max) {
+    __shared__ u64 sh_u[WARPS];
+    __shared__ u64 sh_j[WARPS];
+    __shared__ double sh_d[WARPS];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int k = 0; k < NVARIANTS + NMISM + 2 + 2; k++) {
+        u64 v = k < NVARIANTS + NMISM + 2 ? a->c[k] : (k == NVARIANTS + NMISM + 2 ? a->h0 : a->h1);
+        v = warp_sum(v);
+        if (lane == 0) sh_u[warp] = v;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u64 s = 0;
+            for (int w = 0; w < WARPS; w++) s += sh_u[w];
+            if (s) {
+                if (k < NVARIANTS + NMISM + 2) atomicAdd(&counts[k], s);
+                else atomicAdd(&hist[k - (NVARIANTS + NMISM + 2)], s);
+            }
+        }
+        __syncthreads();
+    }
+    for (int k = 0; k < NVARIANTS; k++) {
+        u64 v = warp_min(a->f[k]);
+        if (lane == 0) sh_u[warp] = v;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u64 m = ~0ull;
+            for (int w = 0; w < WARPS; w++) m = sh_u[w] < m ? sh_u[w] : m;
+            if (m != ~0ull) atomicMin(&firsts[k], m);
+        }
+        __syncthreads();
+    }
+    u64 v = warp_max(a->wkey);
+    if (lane == 0) sh_u[warp] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u64 m = 0;
+        for (int w = 0; w < WARPS; w++) m = sh_u[w] > m ? sh_u[w] : m;
+        keys[blockIdx.x] = m;
+    }
+    __syncthreads();
+    double d = warp_maxd(a->amax);
+    if (lane == 0) sh_d[warp] = d;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double m = 0.0;
+        for (int w = 0; w < WARPS; w++) m = sh_d[w] > m ? sh_d[w] : m;
+        abs_max[blockIdx.x] = m;
+    }
+    __syncthreads();
+    d = warp_maxd(a->relmax);
+    if (lane == 0) sh_d[warp] = d;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double m = 0.0;
+        for (int w = 0; w < WARPS; w++) m = sh_d[w] > m ? sh_d[w] : m;
+        rel_max[blockIdx.x] = m;
+    }
+    __syncthreads();
+    double r = a->rmax;
+    u64 j = a->ridx;
+    warp_argmax(&r, &j);
+    if (lane == 0) { sh_d[warp] = r; sh_j[warp] = j; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double m = -1.0;
+        u64 mj = ~0ull;
+        for (int w = 0; w < WARPS; w++)
+            if (sh_d[w] > m || (sh_d[w] == m && sh_j[w] < mj)) { m = sh_d[w]; mj = sh_j[w]; }
+        reals[blockIdx.x] = m;
+        real_idx[blockIdx.x] = mj;
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS)
+        if (sh_hist[b]) atomicAdd(&hist[b], (u64)sh_hist[b]);
+}
+
+#else
+
+/* The twin's totals as a Stats (its histogram holds bins 2 and up). */
+static void acc_stats(const Acc *a, Stats *st) {
+    for (int k = 0; k < NVARIANTS; k++) { st->vcount[k] = a->c[k]; st->vfirst[k] = a->f[k]; }
+    for (int k = 0; k < NMISM; k++) st->mism[k] = a->c[NVARIANTS + k];
+    st->over = a->c[NVARIANTS + NMISM];
+    st->missing = a->c[NVARIANTS + NMISM + 1];
+    st->worst_key = a->wkey;
+    st->real_max = a->rmax;
+    st->real_idx = a->ridx;
+    st->abs_max = a->amax;
+    st->rel_max = a->relmax;
+    st->h0 = a->h0;
+    st->h1 = a->h1;
+}
+
+#endif
+#endif
