@@ -120,7 +120,7 @@ def nvrtc_module(name: str, defs: dict[str, str]):
     """The kernel source ``name`` compiled by NVRTC (through cupy) with these macros."""
     import cupy
 
-    options = ("-fmad=false", "-std=c++17", f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
+    options = ("-fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17", f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
     module = cupy.RawModule(code=source(name), options=options)
     module.compile()
     return module
@@ -143,7 +143,7 @@ class ChunkStats:
 
 
 class Stats(ctypes.Structure):
-    """fused_common.h's Stats (the F32 source's own ends before h0)."""
+    """fused_common.h's Stats."""
 
     _fields_ = [("vcount", ctypes.c_uint64 * len(VARIANTS)), ("vfirst", ctypes.c_uint64 * len(VARIANTS)),
                 ("mism", ctypes.c_uint64 * len(MISMATCHES)), ("over", ctypes.c_uint64),
@@ -151,6 +151,14 @@ class Stats(ctypes.Structure):
                 ("real_idx", ctypes.c_uint64), ("abs_max", ctypes.c_double),
                 ("rel_max", ctypes.c_double), ("missing", ctypes.c_uint64),
                 ("h0", ctypes.c_uint64), ("h1", ctypes.c_uint64)]
+
+
+def hist_of(hist32: np.ndarray, st: Stats) -> np.ndarray:
+    """A twin's histogram: its bins from 2 up, with bins 0 and 1 from its totals."""
+    hist = hist32.astype(np.int64)
+    hist[0] += st.h0
+    hist[1] += st.h1
+    return hist
 
 
 def stats_of(hist, st: Stats) -> ChunkStats:
@@ -228,11 +236,11 @@ class TwinEngine:
         y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint32))
         s_idx = np.ascontiguousarray(s_idx, dtype=np.uint32)
         s_bits = np.ascontiguousarray(s_bits, dtype=np.uint32)
-        hist = np.zeros(HIST_BINS + 1, np.uint64)
+        hist = np.zeros(HIST_BINS + 1, np.uint32)
         st = Stats()
         self.lib.twin_score_chunk(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data,
                                   s_idx.size, hist.ctypes.data, ctypes.byref(st))
-        return stats_of(hist, st)
+        return stats_of(hist_of(hist, st), st)
 
     def classify(self, x, o, e, ref) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per element: the hit bits, the mismatch bits and the ULP distance."""

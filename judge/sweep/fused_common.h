@@ -66,6 +66,62 @@ DEV u64 f64_bits(double d) {
 #endif
 }
 
+/* Binary formats of E exponent and M mantissa bits (F32: 8, 23; F16: 5, 10; BF16: 8, 7), by
+ * integer arithmetic on their encodings and on binary64's: exact, and the same whatever the
+ * device does to subnormal single-precision values (a flush-to-zero mode cannot touch them). */
+
+/* the exact binary64 value of a pattern */
+DEV double value_of(u32 b, int E, int M) {
+    u32 emask = ((1u << E) - 1u) << M, mmask = (1u << M) - 1u;
+    u32 e = (b & emask) >> M, m = b & mmask;
+    int bias = (1 << (E - 1)) - 1;
+    double v;
+    if (e == (1u << E) - 1u) v = m ? bits_f64(0x7FF8000000000000ull) : bits_f64(0x7FF0000000000000ull);
+    else if (e == 0) v = ldexp((double)m, 1 - bias - M);
+    else v = ldexp((double)(m | (1u << M)), (int)e - bias - M);
+    return (b >> (E + M)) & 1u ? -v : v;
+}
+
+/* oracles.fast.pairs.round_or_flag for one binary64 value: the pattern nearest y (ties to even;
+ * NaN to the quiet NaN, overflow to inf), and whether y lies exactly on a rounding boundary */
+DEV u32 round_to(double y, int E, int M, int *tie) {
+    int bias = (1 << (E - 1)) - 1, emin = 1 - bias, prec = M + 1, qmin = emin - prec + 1;
+    u64 inf = (u64)((1u << E) - 1u) << M, nan = inf | (1ull << (M - 1));
+    u64 b = f64_bits(y);
+    u64 mag = b & 0x7FFFFFFFFFFFFFFFull;
+    i64 biased = (i64)(mag >> 52);
+    u64 m = mag & 0xFFFFFFFFFFFFFull;
+    if (biased > 0) m |= 1ull << 52;
+    i64 e = (biased > 1 ? biased : 1) - 1075;
+    i64 q = (biased - 1023 > emin ? biased - 1023 : emin) - (prec - 1);
+    i64 sh = q - e;
+    if (sh < 1) sh = 1;
+    if (sh > 62) sh = 62;
+    u64 big = m >> sh, rem = m & ((1ull << sh) - 1ull), half = 1ull << (sh - 1);
+    int t = rem == half;
+#ifdef PLANT_TIE_OFF_BY_ONE
+    t = rem == half + 1ull; /* a planted bug: the tie test is one unit off */
+#endif
+    int up = rem > half || (t && (big & 1ull));
+    u64 out = ((u64)(q - qmin) << (prec - 1)) + big + (u64)up;
+    if (out > inf) out = inf;
+    int special = biased == 2047;
+    if (special) out = m > (1ull << 52) ? nan : inf;
+    out |= (b >> 63) << (E + M);
+    *tie = t && !special;
+    return (u32)out;
+}
+
+/* the next pattern towards +inf (up) or -inf (down) of a non-NaN pattern, as nextafter */
+DEV u32 next_pattern(u32 b, int E, int M, int up) {
+    u32 sign = 1u << (E + M), inf = ((1u << E) - 1u) << M;
+    u32 mag = b & ~sign;
+    int neg = (b & sign) != 0;
+    if (mag == inf && (neg != up)) return b;  /* +inf up, -inf down: stays */
+    if (mag == 0) return up ? 1u : (sign | 1u);  /* from ±0: the smallest subnormal */
+    return (neg != up) ? b + 1u : b - 1u;  /* away from zero, or towards it */
+}
+
 typedef struct {
     u32 variants; /* failing hit variants */
     u32 mism;     /* bit k: mismatch counter k */

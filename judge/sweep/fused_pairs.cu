@@ -33,43 +33,8 @@ DEV int is_nan16(u32 b) { return (b & ~SIGN16) > INF16; }
 DEV int is_inf16(u32 b) { return (b & ~SIGN16) == INF16; }
 DEV int nonzero_subnormal16(u32 b) { return (b & EXP_MASK) == 0 && (b & MAN_MASK) != 0; }
 
-/* the exact binary64 value of a 16-bit pattern */
-DEV double value16(u32 b) {
-    u32 e = (b & EXP_MASK) >> FMT_M, m = b & MAN_MASK;
-    double v;
-    if (e == (1u << FMT_E) - 1u) v = m ? bits_f64(0x7FF8000000000000ull) : bits_f64(0x7FF0000000000000ull);
-    else if (e == 0) v = ldexp((double)m, EMIN - FMT_M);
-    else v = ldexp((double)(m | (1u << FMT_M)), (int)e - BIAS - FMT_M);
-    return (b & SIGN16) ? -v : v;
-}
-
-/* oracles.fast.pairs.round_or_flag for one binary64 value: the bits rounded to nearest-even
- * into the format, and whether y lies exactly on a rounding boundary (a tie). */
-DEV u32 round16(double y, int *tie) {
-    u64 b = f64_bits(y);
-    u64 mag = b & 0x7FFFFFFFFFFFFFFFull;
-    i64 biased = (i64)(mag >> 52);
-    u64 m = mag & 0xFFFFFFFFFFFFFull;
-    if (biased > 0) m |= 1ull << 52;
-    i64 e = (biased > 1 ? biased : 1) - 1075;
-    i64 q = (biased - 1023 > EMIN ? biased - 1023 : EMIN) - (PREC - 1);
-    i64 sh = q - e;
-    if (sh < 1) sh = 1;
-    if (sh > 62) sh = 62;
-    u64 big = m >> sh, rem = m & ((1ull << sh) - 1ull), half = 1ull << (sh - 1);
-    int t = rem == half;
-#ifdef PLANT_TIE_OFF_BY_ONE
-    t = rem == half + 1ull; /* a planted bug: the tie test is one unit off */
-#endif
-    int up = rem > half || (t && (big & 1ull));
-    u64 out = ((u64)(q - QMIN) << (PREC - 1)) + big + (u64)up;
-    if (out > INF16) out = INF16;
-    int special = biased == 2047;
-    if (special) out = m > (1ull << 52) ? NAN16 : INF16;
-    out |= (b >> 63) << (FBITS - 1);
-    *tie = t && !special;
-    return (u32)out;
-}
+DEV double value16(u32 b) { return value_of(b, FMT_E, FMT_M); }
+DEV u32 round16(double y, int *tie) { return round_to(y, FMT_E, FMT_M, tie); }
 
 /* The reference of pair p: rounded bits, hi, lo, and whether it is an open tie. */
 DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {

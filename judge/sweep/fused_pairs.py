@@ -89,10 +89,7 @@ class PairTwin:
         self.lib.twin_score_pairs(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data, s_hi.ctypes.data,
                                   s_lo.ctypes.data, s_idx.size, hist.ctypes.data, ctypes.byref(st),
                                   off.ctypes.data, worst.ctypes.data)
-        hist = hist.astype(np.int64)
-        hist[0] += st.h0
-        hist[1] += st.h1
-        return fused.stats_of(hist, st), off.astype(np.int64), worst.astype(np.int64)
+        return fused.stats_of(fused.hist_of(hist, st), st), off.astype(np.int64), worst.astype(np.int64)
 
     def classify(self, p, o, e, hi, lo):
         arrays = [np.ascontiguousarray(a, dtype=np.uint32) for a in (p, o, e)]
