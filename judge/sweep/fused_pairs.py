@@ -204,11 +204,10 @@ def cross_check(run, engine, start: int, n: int, settled) -> None:
     run.counts["cross_checked"] += int(idx.size)
 
 
-def score_chunk(run, scorer, start: int, n: int, y) -> None:
-    """``judge.sweep.pairs.score_chunk`` through the fused kernel (``scorer.engine``)."""
+def score_chunk(run, scorer, start: int, n: int, y, describe_input) -> None:
+    """``judge.sweep.pairs.score_chunk`` through the fused kernel (``scorer.engine``);
+    ``describe_input``: the words for a pair number (``judge.sweep.pairs.describe_pair``)."""
     import time
-
-    from judge.sweep.pairs import describe_pair
 
     engine = scorer.engine
     fmt = get_format(run.dtype)
@@ -236,7 +235,7 @@ def score_chunk(run, scorer, start: int, n: int, y) -> None:
         daz = any(_nonzero_subnormal(v, fmt) for v in (p >> 16, p & 0xFFFF))
         return p, o, e, hi, lo, daz
 
-    scorer.add(run.tally, start, n, stats, element_at, describe_pair(run.dtype), fmt)
+    scorer.add(run.tally, start, n, stats, element_at, describe_input, fmt)
     run.off += off.reshape(run.off.shape)
     np.maximum(run.worst, worst.reshape(run.worst.shape), out=run.worst)
     run.times["scoring_s"] += time.perf_counter() - t

@@ -190,7 +190,7 @@ def _chunk(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> 
     if run.fused is not None:
         from judge.sweep import fused_pairs
 
-        fused_pairs.score_chunk(run, run.fused, start, n, y)
+        fused_pairs.score_chunk(run, run.fused, start, n, y, describe_pair(run.dtype))
     else:
         score_chunk(run, start, a_bits, b_bits, y)
 
