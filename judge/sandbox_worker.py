@@ -83,9 +83,13 @@ def _run(backend, contract, call):
 
 
 def _context_lost(backend) -> bool:
-    """Whether the error just raised left the device unusable (``Backend.context_lost``)."""
+    """Whether the error just raised left the device unusable (``Backend.context_lost``; a
+    backend without it keeps its worker)."""
+    check = getattr(backend, "context_lost", None)
+    if check is None:
+        return False
     try:
-        return bool(backend.context_lost())
+        return bool(check())
     except Exception:  # noqa: BLE001 - a check that cannot run is taken as a lost context
         return True
 

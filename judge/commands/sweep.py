@@ -55,18 +55,18 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
 @click.option("--gpus", default="1", metavar="N|all", show_default=True,
               help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "
                    "process per GPU, chunks dealt round robin); all: every visible GPU.")
-@click.option("--fused/--array-passes", "fused", default=None,
+@click.option("--fused/--array-passes", "one_kernel", default=None,
               help="F32 GPU sweeps and --pairs: score each chunk in one fused kernel (reference, "
                    "certificate and rulebook; the default on CUDA where cupy can compile it, the C twin "
                    "on the CPU), or in the array passes.")
 def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes, grid_size,
-            pairs, chunk_log2, chunks, limit, gpus, fused) -> None:
+            pairs, chunk_log2, chunks, limit, gpus, one_kernel) -> None:
     """Run each KERNEL on every input of the format and judge every output."""
     loaded = load_contracts(contracts)
     targets = pick_targets(loaded, kernels, dtypes)
     rows, cases, samples, used = [], [], {}, {}
     f32 = _F32Options(chunk_log2 or (24 if pairs else 28), _chunk_list(chunks, limit, chunk_log2, pairs),
-                      out, pairs, gpus=_gpus(gpus), plugins=tuple(plugins), fused=fused)
+                      out, pairs, gpus=_gpus(gpus), plugins=tuple(plugins), fused=one_kernel)
     other_device, announced = 0, False
     for contract, patterned in targets:
         quiet, announced = announced, True  # unavailable backends are named once

@@ -30,21 +30,15 @@ once, as the separate torch passes do); the twin by the host C compiler with
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
 import struct
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
 from judge.scoring.rules import bound_kind, sanity_factor
 from judge.sweep.f32_reference import MARGIN_F64_ULPS, overflow_threshold
+from judge.sweep.fused_build import compile_twin, fused_unavailable, nvrtc_module, source  # noqa: F401
 from numerics.formats import get_format
 
 F32 = get_format("F32")
@@ -106,24 +100,6 @@ def bound_defines(contract, opdef, fmt) -> dict[str, str]:
         if p.max_relative is not None:
             out.update(HAS_MAX_REL="1", MAX_REL_BITS=_f64_bits(p.max_relative))
     return out
-
-
-def source(name: str = "fused_f32.cu") -> str:
-    return resources.files("judge.sweep").joinpath(name).read_text()
-
-
-def _source_dir() -> str:
-    return str(resources.files("judge.sweep"))
-
-
-def nvrtc_module(name: str, defs: dict[str, str]):
-    """The kernel source ``name`` compiled by NVRTC (through cupy) with these macros."""
-    import cupy
-
-    options = ("-fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17", f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())))
-    module = cupy.RawModule(code=source(name), options=options)
-    module.compile()
-    return module
 
 
 @dataclass
@@ -312,56 +288,6 @@ def check_cap(k: int) -> None:
 def engine_for(where: str, defs: dict[str, str]):
     """The fused engine on ``where`` ("cuda": NVRTC through cupy; "cpu": the twin)."""
     return CudaEngine(defs) if where == "cuda" else TwinEngine(defs)
-
-
-def fused_unavailable(where: str) -> str | None:
-    """Why the fused path cannot run on ``where``, or None."""
-    if where == "cuda":
-        try:
-            import cupy
-
-            cupy.cuda.runtime.getDeviceCount()
-        except Exception as exc:  # noqa: BLE001 — any failure to reach NVRTC/the device is a reason
-            return f"the fused kernel is compiled through cupy's NVRTC, which is unavailable: {exc}"
-        return None
-    return None if _compiler() else "no C compiler (cc, gcc or clang) for the CPU twin"
-
-
-def _compiler() -> str | None:
-    for cc in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if cc and shutil.which(cc):
-            return cc
-    return None
-
-
-def _cache_dir() -> Path:
-    root = os.environ.get("JUDGE_CACHE_DIR")
-    base = Path(root) if root else Path(tempfile.gettempdir()) / f"judge-cache-{os.getuid()}"
-    path = base / "fused"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def compile_twin(name: str, defs: dict[str, str], extra: tuple[str, ...] = ()) -> ctypes.CDLL:
-    """The kernel source ``name`` compiled for this CPU (cached by source and macros)."""
-    cc = _compiler()
-    if cc is None:
-        raise RuntimeError("no C compiler (cc, gcc or clang) for the fused sweep's CPU twin")
-    src = source(name) + "\0" + source("fused_common.h")
-    flags = ["-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-std=c99", "-x", "c",
-             f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())), *extra]
-    digest = hashlib.sha256((src + "\0" + " ".join(flags)).encode()).hexdigest()[:20]
-    lib = _cache_dir() / f"twin-{digest}.so"
-    if not lib.exists():
-        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
-        c_file = lib.with_suffix(f".{os.getpid()}.c")
-        c_file.write_text(source(name))
-        done = subprocess.run([cc, *flags, str(c_file), "-o", str(tmp), "-lm"], capture_output=True, text=True)
-        c_file.unlink(missing_ok=True)
-        if done.returncode:
-            raise RuntimeError(f"compiling the fused sweep's CPU twin failed:\n{done.stderr}")
-        os.replace(tmp, lib)
-    return ctypes.CDLL(str(lib))
 
 
 class FusedScorer:

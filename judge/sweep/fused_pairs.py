@@ -23,12 +23,26 @@ from judge.scoring.rules import bound_kind
 from judge.sweep import fused
 from numerics.formats import get_format
 
-OPS = {"AddElementwise": 0, "SubElementwise": 1, "MulElementwise": 2, "DivElementwise": 3}
 CROSS_CHECK = 64
 
 
+def _op_code(op_kind: str) -> int | None:
+    """fused_pairs.cu's OP for the binary64 operation of ``oracles.fast.pairs.KERNELS``."""
+    from oracles.fast.pairs import KERNELS
+
+    row = KERNELS.get(op_kind)
+    codes = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3}
+    return None if row is None else codes.get(row[0])
+
+
 def covered(op_kind: str) -> bool:
-    return op_kind in OPS
+    return _op_code(op_kind) is not None
+
+
+def covered_kinds() -> list[str]:
+    from oracles.fast.pairs import KERNELS
+
+    return sorted(k for k in KERNELS if covered(k))
 
 
 def pair_defines(contract, opdef, dtype: str) -> dict[str, str]:
@@ -38,7 +52,7 @@ def pair_defines(contract, opdef, dtype: str) -> dict[str, str]:
     fmt = get_format(dtype)
     _, exact_f16, exact_bf16 = KERNELS[contract.op_kind]
     defs = fused.bound_defines(contract, opdef, fmt)
-    defs.update(OP=str(OPS[contract.op_kind]), KNOWN_EXACT=str(int(exact_f16 if dtype == "F16" else exact_bf16)),
+    defs.update(OP=str(_op_code(contract.op_kind)), KNOWN_EXACT=str(int(exact_f16 if dtype == "F16" else exact_bf16)),
                 FMT_E=str(fmt.exponent_bits), FMT_M=str(fmt.mantissa_bits))
     return defs
 

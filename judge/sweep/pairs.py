@@ -137,7 +137,7 @@ def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
     if fused is False or (fused is None and where != "cuda"):
         return None
     why = None if fused_pairs.covered(run.contract.op_kind) else \
-        f"no fused pair kernel for {run.contract.op_kind} (covered: {', '.join(sorted(fused_pairs.OPS))})"
+        f"no fused pair kernel for {run.contract.op_kind} (covered: {', '.join(fused_pairs.covered_kinds())})"
     why = why or fused_path.fused_unavailable(where)
     if why is None:
         try:

@@ -18,7 +18,7 @@ from judge.api import Backend
 from judge.scoring.rules import bound_kind
 from judge.scoring.tally import _subnormal
 from judge.scoring.vector import classify
-from judge.sweep import f32_reference, fused, gpu_f32
+from judge.sweep import f32_reference, fused, fused_build, gpu_f32
 from numerics.formats import get_format
 
 torch = pytest.importorskip("torch")
@@ -255,7 +255,7 @@ def test_a_planted_off_by_one_in_the_tie_flagging_is_caught(reference, plant):
 
 
 def test_the_fused_path_says_why_it_does_not_run(reference, monkeypatch):
-    monkeypatch.setattr(fused, "_compiler", lambda: None)
+    monkeypatch.setattr(fused_build, "_compiler", lambda: None)
     contract, backend = reference("exp"), Mangling(torch.exp)
     result = gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=[0x3F80], device="cpu", fused=None,
                                log=lambda m: None)
