@@ -37,20 +37,20 @@ from judge.commands.audit import CONFORMING, EnvironmentProblem, load_contracts
               help="Also write results.{parquet,csv,json}, summary.md, report.html, cases/ here.")
 @click.option("--cross", is_flag=True, help="Also judge backends of another device than the contract's.")
 @click.option("--plugin", "plugins", multiple=True, metavar="X", help="Backend plugin; repeatable.")
-@click.option("--processes", type=int, default=2, show_default=True,
+@click.option("--processes", type=click.IntRange(min=1), default=2, show_default=True,
               help="Processes for building an oracle table that is not cached yet.")
-@click.option("--grid-size", type=int, default=None,
+@click.option("--grid-size", type=click.IntRange(min=2), default=None,
               help="Binary kernels: size of the value grid whose every pair is swept (default 1024).")
 @click.option("--pairs", is_flag=True,
               help="BF16/F16 binary kernels: every (x, y) pair of the format, 2^32 pairs in chunks "
                    "(instead of the pairs of the value grid).")
-@click.option("--chunk-log2", type=int, default=None,
+@click.option("--chunk-log2", type=click.IntRange(1, 32), default=None,
               help="F32 GPU sweeps and --pairs: log2 of the inputs per kernel call (default 28 "
                    "for F32, 24 for pairs).")
 @click.option("--chunks", default=None, metavar="I,J,...",
               help="F32 GPU sweeps and --pairs: sweep only these chunks (numbers of 2^chunk-log2 "
                    "inputs; a sweep in parts).")
-@click.option("--limit", type=int, default=None, metavar="N",
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
               help="F32 GPU sweeps and --pairs: sweep only the first N chunks (or the first N of --chunks).")
 @click.option("--gpus", default="1", metavar="N|all", show_default=True,
               help="F32 GPU sweeps: spread each sweep over this many of the visible GPUs (one "

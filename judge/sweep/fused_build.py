@@ -44,6 +44,29 @@ def fused_unavailable(where: str) -> str | None:
     return None if _compiler() else "no C compiler (cc, gcc or clang) for the CPU twin"
 
 
+def choose(where: str, fused: bool | None, notes: list[str], make, missing: str | None = None,
+           what: str = "reference, certificate and scoring"):
+    """The fused scorer ``make()`` builds, or None for the array passes: the one rule both sweeps
+    follow. ``fused`` True demands it (a reason it cannot run is an error), False refuses it, None
+    takes it on CUDA only. ``missing`` is a reason known beforehand (an OpKind with no fused
+    kernel). Where the fused path was asked for or is the default and cannot run, a note says why."""
+    if fused is False or (fused is None and where != "cuda"):
+        return None
+    why = missing or fused_unavailable(where)
+    if why is None:
+        try:
+            scorer = make()
+        except Exception as exc:  # noqa: BLE001 — a compiler's refusal is a reason, said below
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            notes.append(f"fused: {what} in one pass per chunk ({where})")
+            return scorer
+    if fused:
+        raise RuntimeError(f"the fused sweep cannot run: {why}")
+    notes.append(f"array passes, not fused: {why}")
+    return None
+
+
 def _compiler() -> str | None:
     for cc in (os.environ.get("CC"), "cc", "gcc", "clang"):
         if cc and shutil.which(cc):

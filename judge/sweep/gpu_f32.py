@@ -185,26 +185,12 @@ def preload(contract, rules=None) -> None:
 
 
 def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
-    """The fused scorer of this sweep, or None for the array passes (with a note saying why,
-    where the fused path was asked for or is the default)."""
+    """The fused scorer of this sweep, or None for the array passes (``fused_build.choose``)."""
     from judge.sweep import fused as fused_path
+    from judge.sweep.fused_build import choose
 
     where = "cuda" if run.dev.type == "cuda" else "cpu"
-    if fused is False or (fused is None and where != "cuda"):
-        return None
-    why = fused_path.fused_unavailable(where)
-    if why is None:
-        try:
-            scorer = fused_path.FusedScorer(run.contract, run.opdef, where)
-        except Exception as exc:  # noqa: BLE001 — a compiler's refusal is a reason, said below
-            why = f"{type(exc).__name__}: {exc}"
-        else:
-            notes.append(f"fused: reference, certificate and scoring in one pass per chunk ({where})")
-            return scorer
-    if fused:
-        raise RuntimeError(f"the fused sweep cannot run: {why}")
-    notes.append(f"array passes, not fused: {why}")
-    return None
+    return choose(where, fused, notes, lambda: fused_path.FusedScorer(run.contract, run.opdef, where))
 
 
 def _outputs_checked(run: _Run, result: F32Sweep, start: int, n: int, first: bool):

@@ -130,27 +130,15 @@ def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: 
 
 
 def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
-    from judge.sweep import fused as fused_path
+    """The fused pair scorer of this sweep, or None for the array passes (``fused_build.choose``)."""
     from judge.sweep import fused_pairs
+    from judge.sweep.fused_build import choose
 
     where = "cuda" if run.backend.device == "cuda" else "cpu"
-    if fused is False or (fused is None and where != "cuda"):
-        return None
-    why = None if fused_pairs.covered(run.contract.op_kind) else \
+    missing = None if fused_pairs.covered(run.contract.op_kind) else \
         f"no fused pair kernel for {run.contract.op_kind} (covered: {', '.join(fused_pairs.covered_kinds())})"
-    why = why or fused_path.fused_unavailable(where)
-    if why is None:
-        try:
-            scorer = fused_pairs.scorer_for(run, where)
-        except Exception as exc:  # noqa: BLE001 — a compiler's refusal is a reason, said below
-            why = f"{type(exc).__name__}: {exc}"
-        else:
-            notes.append(f"fused: reference and scoring in one pass per chunk ({where})")
-            return scorer
-    if fused:
-        raise RuntimeError(f"the fused pair sweep cannot run: {why}")
-    notes.append(f"array passes, not fused: {why}")
-    return None
+    return choose(where, fused, notes, lambda: fused_pairs.scorer_for(run, where), missing,
+                  "reference and scoring")
 
 
 def new_run(contract, backend, dtype: str) -> _Run:

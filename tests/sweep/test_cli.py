@@ -72,3 +72,12 @@ def test_a_pattern_sweeps_every_match_and_names_what_it_leaves_out(run):
 def test_a_pattern_that_matches_nothing_is_a_usage_error(run):
     result = run("--kernel", "no_such_*", "--dtype", "BF16", "--backend", "numpy")
     assert result.exit_code == 2 and "no contract matches 'no_such_*'" in result.output
+
+
+@pytest.mark.parametrize("option, value", [("--limit", "0"), ("--chunk-log2", "0"), ("--chunk-log2", "33"),
+                                           ("--processes", "0"), ("--grid-size", "1")])
+def test_an_out_of_range_count_is_a_usage_error_not_a_traceback(run, option, value):
+    result = run("--pairs", "--kernel", "add_elementwise_cpu", "--dtype", "F16", "--backend", "numpy",
+                 option, value)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}'" in result.output and "Traceback" not in result.output
