@@ -193,6 +193,91 @@ DEV void apply_rules(Elem *el, int obs_nan, int exp_nan, int obs_inf, int exp_in
 #endif
 }
 
+/* Patterns of a format of E exponent and M mantissa bits. */
+DEV int fmt_nan(u32 b, int E, int M) { return (b & ~(1u << (E + M))) > (((1u << E) - 1u) << M); }
+DEV int fmt_inf(u32 b, int E, int M) { return (b & ~(1u << (E + M))) == (((1u << E) - 1u) << M); }
+DEV int fmt_subnormal(u32 b, int E, int M) { return (b & (((1u << E) - 1u) << M)) == 0 && (b & ((1u << M) - 1u)); }
+
+/* |ordinal(a) - ordinal(b)| (judge.scoring.xp.ordinal_distance) */
+DEV i64 ulp_distance(u32 a, u32 b, int E, int M) {
+    u32 sign = 1u << (E + M);
+    i64 oa = (i64)(a & ~sign), ob = (i64)(b & ~sign);
+    if (a & sign) oa = -oa;
+    if (b & sign) ob = -ob;
+    i64 d = oa - ob;
+    return d < 0 ? -d : d;
+}
+
+/* floor(log2|hi + lo|), at least emin (judge.scoring.vector._ulp_exponent) */
+DEV int ulp_exponent(double hi, double lo, int emin) {
+    if (hi == 0.0) return emin;
+    int e;
+    double fr = frexp(fabs(hi), &e);
+    e -= 1;
+    if (fr == 0.5 && lo != 0.0 && (signbit(lo) != 0) != (signbit(hi) != 0)) e -= 1;
+    return e < emin ? emin : e;
+}
+
+/* One element, measured and judged (classify's rules and add_chunk's measurements): observed
+ * bits o, correctly rounded bits e, the exact value hi + lo (lo = 0 where hi alone stands for it),
+ * in a format of E exponent and M mantissa bits; daz: an input was a nonzero subnormal. */
+DEV void score_one(u32 o, u32 e, double hi, double lo, int E, int M, int daz, Elem *el) {
+    int emin = 2 - (1 << (E - 1));
+    int obs_nan = fmt_nan(o, E, M), exp_nan = fmt_nan(e, E, M);
+    int obs_inf = fmt_inf(o, E, M), exp_inf = fmt_inf(e, E, M);
+    int same = (o == e) || (obs_nan && exp_nan);
+    double obs_f = value_of(o, E, M), exp_f = value_of(e, E, M);
+    el->variants = 0;
+    el->mism = 0;
+    el->worst = 0;
+    el->rel_ok = 0;
+    /* the measurements over the whole chunk (add_chunk's `known`) */
+    el->known = !obs_nan && !obs_inf && !exp_nan && isfinite(hi);
+    double diff = fabs((obs_f - hi) - lo);
+    if (el->known) {
+        el->err = diff;
+        el->real = ldexp(diff, -(ulp_exponent(hi, lo, emin) - M));
+        if (hi != 0.0) {
+            el->rel_ok = 1;
+            el->rel = diff / fabs(hi);
+        }
+    }
+    int finite_pair = !obs_nan && !exp_nan && !obs_inf && !exp_inf;
+    i64 dist = ulp_distance(o, e, E, M);
+    el->dist = dist;
+    el->in_hist = finite_pair;
+    el->bin = (u32)(dist < HIST_BINS ? dist : HIST_BINS);
+    if (same) return;
+    el->worst = finite_pair;
+    apply_rules(el, obs_nan, exp_nan, obs_inf, exp_inf, obs_f, exp_f, hi, diff, dist, daz, ldexp(1.0, emin));
+}
+
+/* The settled entry of local index i among the host's sorted indices, or -1 */
+DEV i64 settled_at(u32 i, const u32 *s_idx, u32 ns) {
+    u32 lo = 0, hi = ns;
+    while (lo < hi) {
+        u32 mid = lo + (hi - lo) / 2;
+        if (s_idx[mid] < i) lo = mid + 1; else hi = mid;
+    }
+    return lo < ns && s_idx[lo] == i ? (i64)lo : -1;
+}
+
+/* counters both sides update: by atomics on the GPU, in place in the twin */
+DEV void bump(u64 *p) {
+#ifdef JUDGE_GPU
+    atomicAdd(p, 1ull);
+#else
+    (*p)++;
+#endif
+}
+DEV void raise_to(u64 *p, u64 v) {
+#ifdef JUDGE_GPU
+    atomicMax(p, v);
+#else
+    if (v > *p) *p = v;
+#endif
+}
+
 /* What one chunk adds up to (the same layout on both sides). */
 typedef struct {
     u64 vcount[NVARIANTS];

@@ -39,10 +39,6 @@
 #define MARGIN 16
 #endif
 
-DEV int is_nan32(u32 b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
-DEV int is_inf32(u32 b) { return (b & 0x7FFFFFFFu) == 0x7F800000u; }
-DEV int nonzero_subnormal32(u32 b) { return (b & 0x7F800000u) == 0 && (b & 0x007FFFFFu) != 0; }
-
 /* the F64 reference of input bits x */
 DEV double reference(u32 x) { return REF_FN(value_of(x, 8, 23)); }
 
@@ -70,69 +66,38 @@ DEV int near_boundary(double ref, u32 *r_bits) {
     return isfinite(ref) && dist <= bound;
 }
 
-/* |ordinal(a) - ordinal(b)| (judge.scoring.xp.ordinal_distance) */
-DEV i64 ulp_distance(u32 a, u32 b) {
-    i64 oa = (i64)(a & 0x7FFFFFFFu), ob = (i64)(b & 0x7FFFFFFFu);
-    if (a & 0x80000000u) oa = -oa;
-    if (b & 0x80000000u) ob = -ob;
-    i64 d = oa - ob;
-    return d < 0 ? -d : d;
-}
-
-/* floor(log2|hi|) at least emin (judge.scoring.vector._ulp_exponent, lo = None) */
-DEV int ulp_exponent(double hi) {
-    if (hi == 0.0) return -126;
-    int e;
-    frexp(fabs(hi), &e);
-    e -= 1;
-    return e < -126 ? -126 : e;
-}
-
-
 /* One element: input bits x, observed bits o, correctly rounded bits e, F64 reference ref. */
 DEV void score_elem(u32 x, u32 o, u32 e, double ref, Elem *el) {
-    int obs_nan = is_nan32(o), exp_nan = is_nan32(e);
-    int same = (o == e) || (obs_nan && exp_nan);
-    double obs_f = value_of(o, 8, 23), exp_f = value_of(e, 8, 23);
-    int obs_inf = is_inf32(o), exp_inf = is_inf32(e);
-    el->variants = 0;
-    el->mism = 0;
-    el->worst = 0;
-    el->rel_ok = 0;
-    /* the measurements over the whole chunk (add_chunk's `known`) */
-    el->known = !obs_nan && !obs_inf && !exp_nan && isfinite(ref);
-    double diff = fabs(obs_f - ref);
-    if (el->known) {
-        el->err = diff;
-        el->real = ldexp(diff, -(ulp_exponent(ref) - 23));
-        if (ref != 0.0) {
-            el->rel_ok = 1;
-            el->rel = diff / fabs(ref);
-        }
-    }
-    int finite_pair = !obs_nan && !exp_nan && !obs_inf && !exp_inf;
-    i64 dist = ulp_distance(o, e);
-    el->dist = dist;
-    el->in_hist = finite_pair;
-    el->bin = (u32)(dist < HIST_BINS ? dist : HIST_BINS);
-    if (same) return;
-    el->worst = finite_pair;
-    apply_rules(el, obs_nan, exp_nan, obs_inf, exp_inf, obs_f, exp_f, ref, diff, dist, nonzero_subnormal32(x),
-                0x1p-126);
+    score_one(o, e, ref, 0.0, 8, 23, fmt_subnormal(x, 8, 23), el);
 }
 
-/* The settled bits of flagged element i (sorted local indices), or the rounded F64 bits. */
-DEV u32 expected_bits(u32 i, int flagged, u32 r_bits, const u32 *s_idx, const u32 *s_bits, u32 ns,
-                      int *missing) {
-    if (!flagged) return r_bits;
-    u32 lo = 0, hi = ns;
-    while (lo < hi) {
-        u32 mid = lo + (hi - lo) / 2;
-        if (s_idx[mid] < i) lo = mid + 1; else hi = mid;
+/* Element i of the chunk from `start`, scored against output y[i] and added to a: the flagged
+ * ones against the host's settled bits (a flagged one it lacks counts as missing). */
+DEV void score_step(Acc *a, u64 start, u64 i, const u32 *y, const u32 *s_idx, const u32 *s_bits, u32 ns,
+                    u32 *hist) {
+    u32 x = (u32)(start + i);
+    double ref = reference(x);
+    u32 e;
+    if (near_boundary(ref, &e)) {
+        i64 k = settled_at((u32)i, s_idx, ns);
+        if (k >= 0) e = s_bits[k];
+        else a->c[NVARIANTS + NMISM + 1]++;
     }
-    if (lo < ns && s_idx[lo] == i) return s_bits[lo];
-    *missing = 1;
-    return r_bits;
+    Elem el;
+    score_elem(x, y[i], e, ref, &el);
+    acc_add(a, &el, i, hist);
+}
+
+/* Whether input x is flagged (pass 1). */
+DEV int flag_step(u32 x) {
+    u32 r;
+    return near_boundary(reference(x), &r);
+}
+
+/* The reference at listed input x: F64 value, rounded bits, flag. */
+DEV void ref_step(u32 x, double *ref, u32 *bits, u32 *flag) {
+    *ref = reference(x);
+    *flag = near_boundary(*ref, bits);
 }
 
 #ifdef JUDGE_GPU
@@ -140,8 +105,7 @@ DEV u32 expected_bits(u32 i, int flagged, u32 r_bits, const u32 *s_idx, const u3
 /* Pass 1: list the flagged elements of inputs start .. start + n - 1 (local indices). */
 extern "C" __global__ void flag_chunk(u64 start, u64 n, u32 *out, u32 *count, u32 cap) {
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-        u32 r;
-        if (near_boundary(reference((u32)(start + i)), &r)) {
+        if (flag_step((u32)(start + i))) {
             u32 k = atomicAdd(count, 1u);
             if (k < cap) out[k] = (u32)i;
         }
@@ -151,13 +115,7 @@ extern "C" __global__ void flag_chunk(u64 start, u64 n, u32 *out, u32 *count, u3
 /* The reference at listed inputs: F64 value, rounded bits, flag. */
 extern "C" __global__ void ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        double r = reference((u32)x[i]);
-        u32 b;
-        flag[i] = near_boundary(r, &b);
-        ref[i] = r;
-        bits[i] = b;
-    }
+    if (i < n) ref_step((u32)x[i], &ref[i], &bits[i], &flag[i]);
 }
 
 /* Pass 2: score elements start .. start + n - 1 against outputs y; each block takes `per_block`
@@ -173,18 +131,8 @@ extern "C" __global__ void score_chunk(u64 start, u64 n, u64 per_block, const u3
     u64 b1 = b0 + per_block < n ? b0 + per_block : n;
     Acc a;
     acc_init(&a);
-    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS) {
-        u32 x = (u32)(start + i);
-        double ref = reference(x);
-        u32 r;
-        int flagged = near_boundary(ref, &r);
-        int missing = 0;
-        u32 e = expected_bits((u32)i, flagged, r, s_idx, s_bits, ns, &missing);
-        a.c[NVARIANTS + NMISM + 1] += missing;
-        Elem el;
-        score_elem(x, y[i], e, ref, &el);
-        acc_add(&a, &el, i, sh_hist);
-    }
+    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS)
+        score_step(&a, start, i, y, s_idx, s_bits, ns, sh_hist);
     acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
@@ -194,8 +142,7 @@ extern "C" __global__ void score_chunk(u64 start, u64 n, u64 per_block, const u3
 u64 twin_flag_chunk(u64 start, u64 n, u32 *out, u64 cap) {
     u64 k = 0;
     for (u64 i = 0; i < n; i++) {
-        u32 r;
-        if (near_boundary(reference((u32)(start + i)), &r)) {
+        if (flag_step((u32)(start + i))) {
             if (k < cap) out[k] = (u32)i;
             k++;
         }
@@ -204,10 +151,7 @@ u64 twin_flag_chunk(u64 start, u64 n, u32 *out, u64 cap) {
 }
 
 void twin_ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
-    for (u64 i = 0; i < n; i++) {
-        ref[i] = reference((u32)x[i]);
-        flag[i] = near_boundary(ref[i], &bits[i]);
-    }
+    for (u64 i = 0; i < n; i++) ref_step((u32)x[i], &ref[i], &bits[i], &flag[i]);
 }
 
 /* The flag of one F64 value (tests of the certificate). */
@@ -218,18 +162,7 @@ void twin_score_chunk(u64 start, u64 n, const u32 *y, const u32 *s_idx, const u3
                       u32 *hist, Stats *st) {
     Acc a;
     acc_init(&a);
-    for (u64 i = 0; i < n; i++) {
-        u32 x = (u32)(start + i);
-        double ref = reference(x);
-        u32 r;
-        int flagged = near_boundary(ref, &r);
-        int missing = 0;
-        u32 e = expected_bits((u32)i, flagged, r, s_idx, s_bits, ns, &missing);
-        a.c[NVARIANTS + NMISM + 1] += missing;
-        Elem el;
-        score_elem(x, y[i], e, ref, &el);
-        acc_add(&a, &el, i, hist);
-    }
+    for (u64 i = 0; i < n; i++) score_step(&a, start, i, y, s_idx, s_bits, ns, hist);
     acc_stats(&a, st);
 }
 

@@ -18,20 +18,9 @@
 
 #include "fused_common.h"
 
-#define FBITS (1 + FMT_E + FMT_M)
-#define BIAS ((1 << (FMT_E - 1)) - 1)
-#define EMIN (1 - BIAS)
-#define PREC (FMT_M + 1)
-#define QMIN (EMIN - PREC + 1)
 #define EXP_MASK (((1u << FMT_E) - 1u) << FMT_M)
-#define MAN_MASK ((1u << FMT_M) - 1u)
-#define SIGN16 (1u << (FBITS - 1))
-#define INF16 EXP_MASK
-#define NAN16 (EXP_MASK | (1u << (FMT_M - 1)))
 
-DEV int is_nan16(u32 b) { return (b & ~SIGN16) > INF16; }
-DEV int is_inf16(u32 b) { return (b & ~SIGN16) == INF16; }
-DEV int nonzero_subnormal16(u32 b) { return (b & EXP_MASK) == 0 && (b & MAN_MASK) != 0; }
+DEV int is_nan16(u32 b) { return fmt_nan(b, FMT_E, FMT_M); }
 
 DEV double value16(u32 b) { return value_of(b, FMT_E, FMT_M); }
 DEV u32 round16(double y, int *tie) { return round_to(y, FMT_E, FMT_M, tie); }
@@ -76,53 +65,10 @@ DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {
     return bits;
 }
 
-/* floor(log2|hi + lo|) at least emin (judge.scoring.vector._ulp_exponent with lo) */
-DEV int ulp_exponent_lo(double hi, double lo) {
-    if (hi == 0.0) return EMIN;
-    int e;
-    double fr = frexp(fabs(hi), &e);
-    e -= 1;
-    if (fr == 0.5 && lo != 0.0 && (signbit(lo) != 0) != (signbit(hi) != 0)) e -= 1;
-    return e < EMIN ? EMIN : e;
-}
-
-DEV i64 ulp_distance16(u32 a, u32 b) {
-    i64 oa = (i64)(a & ~SIGN16), ob = (i64)(b & ~SIGN16);
-    if (a & SIGN16) oa = -oa;
-    if (b & SIGN16) ob = -ob;
-    i64 d = oa - ob;
-    return d < 0 ? -d : d;
-}
-
 /* One pair: input bits p (x << 16 | y), observed o, correctly rounded e, exact value hi + lo. */
 DEV void score_pair(u32 p, u32 o, u32 e, double hi, double lo, Elem *el) {
-    int obs_nan = is_nan16(o), exp_nan = is_nan16(e);
-    int obs_inf = is_inf16(o), exp_inf = is_inf16(e);
-    int same = (o == e) || (obs_nan && exp_nan);
-    double obs_f = value16(o), exp_f = value16(e);
-    int daz = nonzero_subnormal16(p >> 16) || nonzero_subnormal16(p & 0xFFFFu);
-    el->variants = 0;
-    el->mism = 0;
-    el->worst = 0;
-    el->rel_ok = 0;
-    el->known = !obs_nan && !obs_inf && !exp_nan && isfinite(hi);
-    double diff = fabs((obs_f - hi) - lo);
-    if (el->known) {
-        el->err = diff;
-        el->real = ldexp(diff, -(ulp_exponent_lo(hi, lo) - PREC + 1));
-        if (hi != 0.0) {
-            el->rel_ok = 1;
-            el->rel = diff / fabs(hi);
-        }
-    }
-    int finite_pair = !obs_nan && !exp_nan && !obs_inf && !exp_inf;
-    i64 dist = ulp_distance16(o, e);
-    el->dist = dist;
-    el->in_hist = finite_pair;
-    el->bin = (u32)(dist < HIST_BINS ? dist : HIST_BINS);
-    if (same) return;
-    el->worst = finite_pair;
-    apply_rules(el, obs_nan, exp_nan, obs_inf, exp_inf, obs_f, exp_f, hi, diff, dist, daz, ldexp(1.0, EMIN));
+    int daz = fmt_subnormal(p >> 16, FMT_E, FMT_M) || fmt_subnormal(p & 0xFFFFu, FMT_E, FMT_M);
+    score_one(o, e, hi, lo, FMT_E, FMT_M, daz, el);
 }
 
 /* The reference of local pair i, with the settled values where the host settled it. */
@@ -131,15 +77,11 @@ DEV u32 expected_pair(u32 p, u32 i, const u32 *s_idx, const u32 *s_bits, const d
     int open;
     u32 bits = reference_pair(p, hi, lo, &open);
     if (!open) return bits;
-    u32 a = 0, b = ns;
-    while (a < b) {
-        u32 mid = a + (b - a) / 2;
-        if (s_idx[mid] < i) a = mid + 1; else b = mid;
-    }
-    if (a < ns && s_idx[a] == i) {
-        *hi = s_hi[a];
-        *lo = s_lo[a];
-        return s_bits[a];
+    i64 k = settled_at(i, s_idx, ns);
+    if (k >= 0) {
+        *hi = s_hi[k];
+        *lo = s_lo[k];
+        return s_bits[k];
     }
     *missing = 1;
     return bits;
@@ -151,15 +93,47 @@ DEV u32 grid_cell(u32 p) {
     return (((p >> 16) & EXP_MASK) >> FMT_M) * SIDE + (((p & 0xFFFFu) & EXP_MASK) >> FMT_M);
 }
 
+/* Pair i of the chunk from `start`, scored against output y[i], added to a and to the exponent
+ * grid. */
+DEV void pair_step(Acc *a, u64 start, u64 i, const unsigned short *y, const u32 *s_idx, const u32 *s_bits,
+                   const double *s_hi, const double *s_lo, u32 ns, u32 *hist, u64 *off, u64 *worst) {
+    u32 p = (u32)(start + i);
+    double hi, lo;
+    int missing = 0;
+    u32 e = expected_pair(p, (u32)i, s_idx, s_bits, s_hi, s_lo, ns, &hi, &lo, &missing);
+    a->c[NVARIANTS + NMISM + 1] += missing;
+    u32 o = y[i];
+    Elem el;
+    score_pair(p, o, e, hi, lo, &el);
+    acc_add(a, &el, i, hist);
+    if (o != e && !(is_nan16(o) && is_nan16(e))) {
+        u32 cell = grid_cell(p);
+        bump(&off[cell]);
+        if (el.in_hist && el.dist) raise_to(&worst[cell], (u64)el.dist);
+    }
+}
+
+/* Whether pair p is an open tie (pass 1). */
+DEV int flag_step(u32 p) {
+    double hi, lo;
+    int open;
+    reference_pair(p, &hi, &lo, &open);
+    return open;
+}
+
+/* The reference at listed pair p: bits, hi, lo, open tie. */
+DEV void ref_step(u32 p, u32 *bits, double *hi, double *lo, u32 *open) {
+    int t;
+    *bits = reference_pair(p, hi, lo, &t);
+    *open = t;
+}
+
 #ifdef JUDGE_GPU
 
 /* Pass 1: the open ties among pairs start .. start + n - 1 (local indices). */
 extern "C" __global__ void flag_pairs(u64 start, u64 n, u32 *out, u32 *count, u32 cap) {
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-        double hi, lo;
-        int open;
-        reference_pair((u32)(start + i), &hi, &lo, &open);
-        if (open) {
+        if (flag_step((u32)(start + i))) {
             u32 k = atomicAdd(count, 1u);
             if (k < cap) out[k] = (u32)i;
         }
@@ -179,33 +153,15 @@ extern "C" __global__ void score_pairs(u64 start, u64 n, u64 per_block, const un
     u64 b1 = b0 + per_block < n ? b0 + per_block : n;
     Acc a;
     acc_init(&a);
-    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS) {
-        u32 p = (u32)(start + i);
-        double hi, lo;
-        int missing = 0;
-        u32 e = expected_pair(p, (u32)i, s_idx, s_bits, s_hi, s_lo, ns, &hi, &lo, &missing);
-        a.c[NVARIANTS + NMISM + 1] += missing;
-        u32 o = y[i];
-        Elem el;
-        score_pair(p, o, e, hi, lo, &el);
-        acc_add(&a, &el, i, sh_hist);
-        if (o != e && !(is_nan16(o) && is_nan16(e))) {
-            u32 cell = grid_cell(p);
-            atomicAdd(&off[cell], 1ull);
-            if (el.in_hist && el.dist) atomicMax(&worst[cell], (u64)el.dist);
-        }
-    }
+    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS)
+        pair_step(&a, start, i, y, s_idx, s_bits, s_hi, s_lo, ns, sh_hist, off, worst);
     acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
 /* The reference at listed pairs: bits, hi, lo, open tie. */
 extern "C" __global__ void pair_ref_at(const u64 *p, u64 n, u32 *bits, double *hi, double *lo, u32 *open) {
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        int t;
-        bits[i] = reference_pair((u32)p[i], &hi[i], &lo[i], &t);
-        open[i] = t;
-    }
+    if (i < n) ref_step((u32)p[i], &bits[i], &hi[i], &lo[i], &open[i]);
 }
 
 #else /* the CPU twin */
@@ -213,10 +169,7 @@ extern "C" __global__ void pair_ref_at(const u64 *p, u64 n, u32 *bits, double *h
 u64 twin_flag_pairs(u64 start, u64 n, u32 *out, u64 cap) {
     u64 k = 0;
     for (u64 i = 0; i < n; i++) {
-        double hi, lo;
-        int open;
-        reference_pair((u32)(start + i), &hi, &lo, &open);
-        if (open) {
+        if (flag_step((u32)(start + i))) {
             if (k < cap) out[k] = (u32)i;
             k++;
         }
@@ -225,11 +178,7 @@ u64 twin_flag_pairs(u64 start, u64 n, u32 *out, u64 cap) {
 }
 
 void twin_pair_ref_at(const u64 *p, u64 n, u32 *bits, double *hi, double *lo, u32 *open) {
-    for (u64 i = 0; i < n; i++) {
-        int t;
-        bits[i] = reference_pair((u32)p[i], &hi[i], &lo[i], &t);
-        open[i] = t;
-    }
+    for (u64 i = 0; i < n; i++) ref_step((u32)p[i], &bits[i], &hi[i], &lo[i], &open[i]);
 }
 
 u32 twin_round16(double y, u32 *tie) {
@@ -244,22 +193,7 @@ void twin_score_pairs(u64 start, u64 n, const unsigned short *y, const u32 *s_id
                       u64 *worst) {
     Acc a;
     acc_init(&a);
-    for (u64 i = 0; i < n; i++) {
-        u32 p = (u32)(start + i);
-        double hi, lo;
-        int missing = 0;
-        u32 e = expected_pair(p, (u32)i, s_idx, s_bits, s_hi, s_lo, ns, &hi, &lo, &missing);
-        a.c[NVARIANTS + NMISM + 1] += missing;
-        u32 o = y[i];
-        Elem el;
-        score_pair(p, o, e, hi, lo, &el);
-        acc_add(&a, &el, i, hist);
-        if (o != e && !(is_nan16(o) && is_nan16(e))) {
-            u32 cell = grid_cell(p);
-            off[cell]++;
-            if (el.in_hist && (u64)el.dist > worst[cell]) worst[cell] = (u64)el.dist;
-        }
-    }
+    for (u64 i = 0; i < n; i++) pair_step(&a, start, i, y, s_idx, s_bits, s_hi, s_lo, ns, hist, off, worst);
     acc_stats(&a, st);
 }
 
