@@ -73,8 +73,9 @@ class OpDef:
         (divided by n for a mean) holds when the contract declares no bound; None otherwise.
     sweep_inputs: what an exhaustive 16-bit sweep feeds it: "all" (every bit pattern) or "grid"
         (every pair of the documented value grid); None where it is not swept.
-    f64_reference: (torch function evaluated in F64, the F64 max ulp CUDA documents for it) for
-        exhaustive F32 sweeps on a GPU, which certify that reference; None where there is none.
+    f64_reference: (the C library's function evaluated in F64, the F64 max ulp CUDA documents
+        for it), which the exhaustive sweeps certify: the F32 sweeps on a GPU of a unary OpKind,
+        the 16-bit pair sweeps of a binary one; None where there is none.
     nonempty: the result of an empty reduction is undefined (no identity element: extrema,
         arg-extrema, a mean, a max's backward), so generated cases never reduce an empty axis.
     copies_bits: the op moves its inputs' bits without arithmetic (concat, gather, flip, ...):

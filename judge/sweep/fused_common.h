@@ -122,6 +122,32 @@ DEV u32 next_pattern(u32 b, int E, int M, int up) {
     return (neg != up) ? b + 1u : b - 1u;  /* away from zero, or towards it */
 }
 
+/* judge.sweep.f32_reference.near_boundary for one binary64 value and a format of E exponent and
+ * M mantissa bits: the rounding of ref (bits) and whether ref lies within `margin` F64 ulps of
+ * a rounding boundary of the format (a midpoint between neighbours, or the overflow threshold
+ * `thresh`). */
+DEV int near_boundary_of(double ref, int E, int M, double thresh, int margin, u32 *r_bits) {
+    int tie;
+    u32 r = round_to(ref, E, M, &tie);
+    double rd = value_of(r, E, M);
+    int nan = (r & ~(1u << (E + M))) > (((1u << E) - 1u) << M);
+    double up = nan ? rd : value_of(next_pattern(r, E, M, 1), E, M);
+    double dn = nan ? rd : value_of(next_pattern(r, E, M, 0), E, M);
+    double mid_up = (rd + up) * 0.5;
+    double mid_dn = (rd + dn) * 0.5;
+    if (isinf(up)) mid_up = rd + (rd - mid_dn);
+    if (isinf(dn)) mid_dn = rd - (mid_up - rd);
+    double a = fabs(ref - mid_up), b = fabs(ref - mid_dn);
+    double dist = a < b ? a : b;
+    if (isinf(rd)) dist = fabs(ref) - thresh;
+    double bound = (fabs(ref) * 0x1p-52 + 0x1p-1074) * (double)margin;
+    *r_bits = r;
+#ifdef PLANT_ONE_SIDED
+    dist = a; /* a planted bug: only the boundary above is looked at */
+#endif
+    return isfinite(ref) && dist <= bound;
+}
+
 typedef struct {
     u32 variants; /* failing hit variants */
     u32 mism;     /* bit k: mismatch counter k */

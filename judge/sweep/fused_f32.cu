@@ -42,28 +42,9 @@
 /* the F64 reference of input bits x */
 DEV double reference(u32 x) { return REF_FN(value_of(x, 8, 23)); }
 
-/* judge.sweep.f32_reference.near_boundary for one element: the F32 rounding of ref (bits) and
- * whether ref lies within MARGIN F64 ulps of an F32 rounding boundary. */
+/* judge.sweep.f32_reference.near_boundary for one element (fused_common.h) */
 DEV int near_boundary(double ref, u32 *r_bits) {
-    int tie;
-    u32 r = round_to(ref, 8, 23, &tie);
-    double rd = value_of(r, 8, 23);
-    int nan = (r & 0x7FFFFFFFu) > 0x7F800000u;
-    double up = nan ? rd : value_of(next_pattern(r, 8, 23, 1), 8, 23);
-    double dn = nan ? rd : value_of(next_pattern(r, 8, 23, 0), 8, 23);
-    double mid_up = (rd + up) * 0.5;
-    double mid_dn = (rd + dn) * 0.5;
-    if (isinf(up)) mid_up = rd + (rd - mid_dn);
-    if (isinf(dn)) mid_dn = rd - (mid_up - rd);
-    double a = fabs(ref - mid_up), b = fabs(ref - mid_dn);
-    double dist = a < b ? a : b;
-    if (isinf(rd)) dist = fabs(ref) - bits_f64(THRESH_BITS);
-    double bound = (fabs(ref) * 0x1p-52 + 0x1p-1074) * (double)MARGIN;
-    *r_bits = r;
-#ifdef PLANT_ONE_SIDED
-    dist = a; /* a planted bug: only the boundary above is looked at */
-#endif
-    return isfinite(ref) && dist <= bound;
+    return near_boundary_of(ref, 8, 23, bits_f64(THRESH_BITS), MARGIN, r_bits);
 }
 
 /* One element: input bits x, observed bits o, correctly rounded bits e, F64 reference ref. */

@@ -27,12 +27,15 @@ CROSS_CHECK = 64
 
 
 def _op_code(op_kind: str) -> int | None:
-    """fused_pairs.cu's OP for the binary64 operation of ``oracles.fast.pairs.KERNELS``."""
+    """fused_pairs.cu's OP: the binary64 operation of ``oracles.fast.pairs.KERNELS``, or the
+    libm function certified for the OpKind (``judge.sweep.pair_reference``)."""
+    from judge.sweep.pair_reference import libm_name
     from oracles.fast.pairs import KERNELS
 
     row = KERNELS.get(op_kind)
-    codes = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3}
-    return None if row is None else codes.get(row[0])
+    if row is None:
+        return {"pow": 4}.get(libm_name(op_kind))
+    return {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3}.get(row[0])
 
 
 def covered(op_kind: str) -> bool:
@@ -40,9 +43,9 @@ def covered(op_kind: str) -> bool:
 
 
 def covered_kinds() -> list[str]:
-    from oracles.fast.pairs import KERNELS
+    from judge.sweep.pair_reference import covered_kinds as certified
 
-    return sorted(k for k in KERNELS if covered(k))
+    return [k for k in certified() if covered(k)]
 
 
 def pair_defines(contract, opdef, dtype: str) -> dict[str, str]:
@@ -50,10 +53,10 @@ def pair_defines(contract, opdef, dtype: str) -> dict[str, str]:
     from oracles.fast.pairs import KERNELS
 
     fmt = get_format(dtype)
-    _, exact_f16, exact_bf16 = KERNELS[contract.op_kind]
+    _, exact_f16, exact_bf16 = KERNELS.get(contract.op_kind, (None, False, False))
     defs = fused.bound_defines(contract, opdef, fmt)
     defs.update(OP=str(_op_code(contract.op_kind)), KNOWN_EXACT=str(int(exact_f16 if dtype == "F16" else exact_bf16)),
-                FMT_E=str(fmt.exponent_bits), FMT_M=str(fmt.mantissa_bits))
+                FMT_E=str(fmt.exponent_bits), FMT_M=str(fmt.mantissa_bits), MARGIN=str(fused.MARGIN_F64_ULPS))
     return defs
 
 

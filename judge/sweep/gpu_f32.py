@@ -84,8 +84,8 @@ def sweep_support(contract, backend, *, cross: bool = False) -> bool | str:
     if not on_gpu or isinstance(opdef, str):
         return opdef if on_gpu else (f"an exhaustive F32 sweep runs on a GPU backend (its "
                                      f"reference on CUDA); {backend.name} is {backend.device}")
-    if opdef.f64_reference is None:
-        covered = sorted(k for k in oracles.op_kinds() if oracles.get(k).f64_reference)
+    if opdef.f64_reference is None or opdef.arity != 1:
+        covered = sorted(k for k in oracles.op_kinds() if oracles.get(k).f64_reference and oracles.get(k).arity == 1)
         return f"{contract.op_kind} has no certified F64 reference here (covered: {', '.join(covered)})"
     if "F32" not in contract.dtype_fan:
         return f"{contract.kernel} does not accept F32"

@@ -70,7 +70,7 @@ class PairSweep:
 def pair_support(contract, backend, dtype: str, *, cross: bool = False) -> bool | str:
     """True if ``judge sweep --pairs`` can sweep this kernel in ``dtype`` on ``backend``."""
     from judge.strategies import input_dtypes
-    from oracles.fast import pairs
+    from judge.sweep import pair_reference
 
     opdef = opdef_or_reason(contract)
     if isinstance(opdef, str):
@@ -79,9 +79,9 @@ def pair_support(contract, backend, dtype: str, *, cross: bool = False) -> bool 
         return f"a pair sweep covers {' and '.join(FORMATS)}; {dtype} is not one"
     if dtype not in contract.dtype_fan:
         return f"{contract.kernel} does not accept {dtype}"
-    if not pairs.covered(contract.op_kind):
+    if not pair_reference.covered(contract.op_kind):
         return (f"{contract.op_kind} has no certified vectorised pair reference (covered: "
-                f"{', '.join(sorted(pairs.KERNELS))})")
+                f"{', '.join(pair_reference.covered_kinds())})")
     if input_dtypes(contract, dtype) != (dtype, dtype):
         return f"{contract.kernel} does not take two {dtype} operands"
     if any(f.name not in DERIVED_PARAMS for f in contract.op_params.fields):
@@ -153,10 +153,11 @@ def new_run(contract, backend, dtype: str) -> _Run:
 
 def _warm(run: _Run) -> None:
     """Load the pure oracle's modules before the clock starts (a cost per process)."""
-    from oracles.fast import pairs, pure
+    from judge.sweep import pair_reference
+    from oracles.fast import pure
 
     one = np.array([0x3C00 if run.dtype == "F16" else 0x3F80], np.uint16)
-    pairs.reference(run.contract.op_kind, one, one, run.dtype, run.contract.semantics.values(),
+    pair_reference.reference(run.contract.op_kind, one, one, run.dtype, run.contract.semantics.values(),
                     pure(run.opdef.evaluate))
 
 
@@ -186,13 +187,15 @@ def _chunk(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> 
 def score_chunk(run: _Run, start: int, a_bits, b_bits, y) -> None:
     """Score the output bits ``y`` of the pairs (a_bits[i], b_bits[i]), pair numbers ``start``
     on, against the certified reference: the rulebook's totals and the exponent grid."""
+    from judge.sweep import pair_reference
     from oracles.fast import pairs, pure
 
     fmt = get_format(run.dtype)
     t = time.perf_counter()
     rules = run.contract.semantics.values()
     evaluate = pure(run.opdef.evaluate)
-    bits, hi, lo = pairs.reference(run.contract.op_kind, a_bits, b_bits, run.dtype, rules, evaluate, run.counts)
+    bits, hi, lo = pair_reference.reference(run.contract.op_kind, a_bits, b_bits, run.dtype, rules, evaluate,
+                                            run.counts)
     pairs.cross_check(run.contract.op_kind, a_bits, b_bits, bits, run.dtype, rules, evaluate, run.rng, run.counts)
     run.times["reference_s"] += time.perf_counter() - t
     t = time.perf_counter()

@@ -156,7 +156,7 @@ def rows() -> list[OpDef]:
         _extremum("MaximumElementwise", True),
         _extremum("MinimumElementwise", False),
         OpDef("PowElementwise", 2, False, PROPAGATE, binary(t.power), hints=hints.power,
-              domain="C99 Annex F pow", sweep_inputs="grid"),
+              domain="C99 Annex F pow", sweep_inputs="grid", f64_reference=("pow", 2)),
         OpDef("RemElementwise", 2, False, rem_defaults,
               binary(a.remainder, rule="remainder", defaults=rem_defaults,
                      allowed=("floored", "truncated")),
