@@ -27,6 +27,19 @@ def known_divergences(expectations: Expectations | None, contract, backend, dtyp
                                                      fingerprint_of(backend))
 
 
+# What an exhaustive sweep sees: its outputs' values, a repeat call's bits and elements left
+# unwritten. It runs no error input, guard, alias or batch, so a known divergence of another check
+# is not judged by a sweep: neither seen nor stale there.
+SWEEP_CHECKS = frozenset({"nan", "inf", "signed_zero", "subnormal", "exact", "ties", "ulp", "bound",
+                          "implausible", "determinism", "unwritten", "payload"})
+
+
+def sweep_divergences(expectations: Expectations | None, contract, backend, dtype: str) -> dict[str, Expectation]:
+    """``known_divergences`` of the checks a sweep judges (``SWEEP_CHECKS``)."""
+    found = known_divergences(expectations, contract, backend, dtype)
+    return {check: e for check, e in found.items() if check in SWEEP_CHECKS}
+
+
 def not_applicable_entries(expectations: Expectations | None, items) -> list[dict]:
     """The report's "not applicable here" list: for (kernel, backend, dtype) items, every entry
     naming one of them whose scope does not hold on that backend's environment."""

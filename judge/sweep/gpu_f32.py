@@ -329,7 +329,7 @@ def _finish(result: F32Sweep, run: _Run, expectations, t0: float) -> None:
     row.derived_bound = derived_bound(bound_kind(run.contract, run.opdef))
     failed, reported = scoring.findings(tally, run.contract.semantics)
     findings = _executor_findings(run, row) + failed
-    expected = verdict.known_divergences(expectations, run.contract, run.backend, "F32")
+    expected = verdict.sweep_divergences(expectations, run.contract, run.backend, "F32")
     unexpected, seen = verdict.split(findings, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)

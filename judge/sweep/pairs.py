@@ -292,7 +292,7 @@ def _finish(result: PairSweep, run: _Run, expectations, t0: float, chunks: int) 
                                  f"the poison (never written), first at {describe(run.counts['unwritten_first'])}"))
     if row.nondeterministic_runs:
         failed.insert(0, Finding("determinism", "a repeat call on the same pairs gave different bits"))
-    expected = verdict.known_divergences(expectations, run.contract, run.backend, run.dtype)
+    expected = verdict.sweep_divergences(expectations, run.contract, run.backend, run.dtype)
     unexpected, seen = verdict.split(failed, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)

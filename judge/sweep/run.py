@@ -233,7 +233,7 @@ def _worst(score: VectorScore, values, names, observed, table, out_dtype: str) -
 def _verdict(result: SweepResult, contract, backend, dtype, findings, expectations, values) -> None:
     row = result.row
     result.findings = findings
-    expected = verdict.known_divergences(expectations, contract, backend, dtype)
+    expected = verdict.sweep_divergences(expectations, contract, backend, dtype)
     unexpected, seen = verdict.split(findings, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     if unexpected:

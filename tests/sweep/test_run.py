@@ -91,6 +91,15 @@ def test_known_divergence_is_xfail_and_a_stale_one_fails(neg, table_dir):
     assert good.row.verdict == "fail" and "stale" in good.row.reason
 
 
+@pytest.mark.parametrize("check", ["accepts_invalid", "out_of_bounds", "batch_invariant", "in_place"])
+def test_a_known_divergence_a_sweep_cannot_see_is_neither_seen_nor_stale(neg, table_dir, check):
+    known = Expectations((Expectation(neg.kernel, "hand-neg", "BF16", check, "refuses nothing"),))
+    result = sweep(neg, Negating(), "BF16", table_dir=table_dir, expectations=known)
+    assert result.row.verdict == "pass", result.row.reason
+    known = Expectations(known.entries + (Expectation(neg.kernel, "hand-neg", "BF16", "signed_zero", "zeros"),))
+    assert sweep(neg, Negating(), "BF16", table_dir=table_dir, expectations=known).row.verdict == "fail"
+
+
 def test_support_reasons(reference, suite):
     from backends.numpy_backend import NumpyBackend
 
