@@ -160,7 +160,7 @@ def sweep(contract: Contract, backend: Backend, dtype: str, *, processes: int = 
             row.unwritten_outputs = 1
         t = time.perf_counter()
         names = tuple(s.name for s in contract.inputs)
-        expected = Expected(table.bits, table.hi, table.lo, table.has_exact, table.tiny)
+        expected = Expected(table.bits, table.hi, table.lo, table.has_exact, table.tiny, table.alt, table.has_alt)
         score = score_elementwise(contract, opdef, contract.semantics, values, names, {},
                                   ex.outputs[0], expected, out_dtype)
         result.timings["scoring"] = time.perf_counter() - t

@@ -35,7 +35,7 @@ import numpy as np
 
 from numerics.formats import get_format
 
-TABLE_FORMAT = 2  # bump when the stored arrays change; part of every file name
+TABLE_FORMAT = 3  # bump when the stored arrays change; part of every file name
 CHUNK = 4096  # elements per pool task: small enough to balance, large enough to amortise pickling
 SAMPLE_CHECK = 48  # elements re-evaluated by the pure oracle every time a table is used
 
@@ -81,6 +81,10 @@ class OracleTable:
     build_seconds: float = 0.0
     from_cache: bool = False
     path: Path | None = field(default=None, compare=False)
+    # a further result the contract admits (``OracleOutput.admitted``: either zero of an equal pair
+    # under unordered zeros), as output bits where has_alt; None: no element has one
+    alt: np.ndarray | None = None
+    has_alt: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -180,8 +184,28 @@ def expected_arrays(output, out_dtype: str) -> tuple[np.ndarray, ...]:
     return bits, hi, lo, has, tiny
 
 
+def admitted_arrays(output, out_dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """(alt, has_alt) of one ``OracleOutput``, flattened: the bits of the further result the
+    contract admits at each element (either zero of an equal pair; a NaN is already any NaN)."""
+    fmt = get_format(out_dtype)
+    n = int(np.asarray(output.expected).size)
+    alt, has = np.zeros(n, fmt.bits_dtype), np.zeros(n, bool)
+    if output.admitted is None:
+        return alt, has
+    for i, alts in enumerate(np.asarray(output.admitted, dtype=object).reshape(-1)):
+        others = [a for a in alts or () if a == a]
+        if len(others) > 1 or any(a != 0 for a in others):
+            # the search does not measure an admitted non-zero (an overflowed sum's ±inf); a
+            # table would, so it holds only what both judge alike: the other zero
+            raise ValueError(f"element {i} admits {others!r}; a table holds one admitted zero")
+        if others:
+            alt[i] = np.array([others[0]], fmt.numpy_dtype).view(fmt.bits_dtype)[0]
+            has[i] = True
+    return alt, has
+
+
 def evaluate_pure(spec: TableSpec, bits: Sequence[np.ndarray]):
-    """The pure oracle on these input bits: (bits, hi, lo, has_exact, tiny)."""
+    """The pure oracle on these input bits: (bits, hi, lo, has_exact, tiny, alt, has_alt)."""
     import oracles
     from oracles import fast
 
@@ -189,7 +213,7 @@ def evaluate_pure(spec: TableSpec, bits: Sequence[np.ndarray]):
     values = [np.ascontiguousarray(b, dtype=fmt.bits_dtype).view(fmt.numpy_dtype) for b in bits]
     with fast.disabled():  # a table is the pure path's answer, whatever the fast path would say
         outs = oracles.evaluate(spec.op_kind, values, {}, [spec.out_dtype], spec.rules_dict())
-    return expected_arrays(outs[0], spec.out_dtype)
+    return expected_arrays(outs[0], spec.out_dtype) + admitted_arrays(outs[0], spec.out_dtype)
 
 
 def _chunk_task(task):
@@ -214,7 +238,7 @@ def build(specs: Sequence[TableSpec], *, processes: int = 2, progress=None) -> l
         n = bits[0].size
         out_bits = get_format(spec.out_dtype).bits_dtype
         arrays.append([np.zeros(n, out_bits), np.full(n, np.nan), np.full(n, np.nan),
-                       np.zeros(n, bool), np.zeros(n, bool)])
+                       np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, out_bits), np.zeros(n, bool)])
         tasks.extend((k, s, spec, [b[s:s + CHUNK] for b in bits]) for s in range(0, n, CHUNK))
     remaining = [sum(1 for t in tasks if t[0] == k) for k in range(len(specs))]
     done_at = [0.0] * len(specs)
@@ -227,7 +251,8 @@ def build(specs: Sequence[TableSpec], *, processes: int = 2, progress=None) -> l
             done_at[k] = time.perf_counter() - t0
             if progress is not None:
                 progress(specs[k], done_at[k])
-    return [OracleTable(spec, *arr, oracle_digest=digest, build_seconds=round(sec, 3))
+    return [OracleTable(spec, *arr[:5], oracle_digest=digest, build_seconds=round(sec, 3), alt=arr[5],
+                        has_alt=arr[6])
             for spec, arr, sec in zip(specs, arrays, done_at, strict=True)]
 
 
@@ -259,7 +284,7 @@ def save(table: OracleTable, directory: Path | None = None) -> Path:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as fh:
         np.savez(fh, bits=table.bits, hi=table.hi, lo=table.lo, has_exact=table.has_exact,
-                 tiny=table.tiny,
+                 tiny=table.tiny, alt=table.alt, has_alt=table.has_alt,
                  meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
     os.replace(tmp, path)
     return path
@@ -277,7 +302,7 @@ def load(spec: TableSpec, directory: Path | None = None) -> OracleTable | None:
             return None
         return OracleTable(spec, data["bits"], data["hi"], data["lo"], data["has_exact"], data["tiny"],
                            oracle_digest=digest, build_seconds=meta["build_seconds"],
-                           from_cache=True, path=path)
+                           from_cache=True, path=path, alt=data["alt"], has_alt=data["has_alt"])
 
 
 def get(spec: TableSpec, *, processes: int = 2, directory: Path | None = None,
@@ -295,7 +320,7 @@ def get(spec: TableSpec, *, processes: int = 2, directory: Path | None = None,
     path = save(table, directory)
     return OracleTable(table.spec, table.bits, table.hi, table.lo, table.has_exact, table.tiny,
                        oracle_digest=table.oracle_digest, build_seconds=table.build_seconds,
-                       path=path)
+                       path=path, alt=table.alt, has_alt=table.has_alt)
 
 
 class TableMismatch(AssertionError):
@@ -313,7 +338,9 @@ def cross_check(table: OracleTable, *, sample: int = SAMPLE_CHECK, seed: int = 0
     bits = [b[idx] for b in input_bits(table.spec)]
     fresh = evaluate_pure(table.spec, bits)
     mine = (table.bits[idx], table.hi[idx], table.lo[idx], table.has_exact[idx], table.tiny[idx])
-    names = ("bits", "hi", "lo", "has_exact", "tiny")
+    if table.alt is not None:
+        mine += (table.alt[idx], table.has_alt[idx])
+    names = ("bits", "hi", "lo", "has_exact", "tiny", "alt", "has_alt")
     for name, a, b in zip(names, mine, fresh, strict=True):
         same = (a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b
         if not np.all(same):

@@ -100,6 +100,35 @@ def test_a_known_divergence_a_sweep_cannot_see_is_neither_seen_nor_stale(neg, ta
     assert sweep(neg, Negating(), "BF16", table_dir=table_dir, expectations=known).row.verdict == "fail"
 
 
+class SecondZero(Backend):
+    """max ignoring NaNs, returning the second operand where the two compare equal (so
+    max(+0, -0) is -0): right under unordered zeros, wrong under ordered ones."""
+
+    name = "second-zero"
+    device = "cpu"
+
+    def supports(self, contract, dtypes):
+        return True
+
+    def run(self, contract, call):
+        a, b = (t.to_array() for t in call.inputs)
+        return [np.where(a == b, b, np.fmax(a, b))]
+
+
+@pytest.mark.parametrize("zeros, verdict", [("unordered", "pass"), ("ordered", "fail")])
+def test_a_grid_sweep_admits_either_zero_where_the_zeros_are_unordered(reference, table_dir, zeros, verdict):
+    import dataclasses
+
+    from judge.contracts.model import Rule
+
+    contract = reference("maximum")
+    contract = dataclasses.replace(contract, semantics=dataclasses.replace(
+        contract.semantics, zeros=Rule(zeros, "semantics", "semantics.zeros")))
+    result = sweep(contract, SecondZero(), "BF16", table_dir=table_dir, grid_size=64)
+    assert result.row.verdict == verdict, result.row.reason
+    assert verdict == "pass" or result.row.reason.startswith("signed_zero")
+
+
 def test_support_reasons(reference, suite):
     from backends.numpy_backend import NumpyBackend
 
