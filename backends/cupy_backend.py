@@ -12,7 +12,7 @@ narrowed with round-to-nearest-even (``_cupy_bf16``).
 from __future__ import annotations
 
 from backends._common import BIT_COPIES, check_dtypes, in_place, make_op_call, store_outputs
-from judge.api import Backend, is_resident
+from judge.api import Backend, allocation_window, is_resident
 
 
 def _cupy_lib():
@@ -49,7 +49,12 @@ def upload(arg, *, widen: bool = True):
         if arg.dtype == "BF16":
             device_base = device_base.view(cupy.uint16)
     else:
-        device_base = cupy.asarray(arg.base.view(np.uint16) if arg.dtype == "BF16" else arg.base)
+        host = arg.base.view(np.uint16) if arg.dtype == "BF16" else arg.base
+        # the base with the bytes around it (judge.api.allocation_window: the executor's guards),
+        # so a kernel reading past either end reads the poison there
+        window, start = allocation_window(host) if host.size else (None, 0)
+        device_base = (cupy.asarray(window)[start:start + host.nbytes].view(host.dtype) if window is not None
+                       else cupy.asarray(host))
     if arg.size == 0:
         view = cupy.empty(arg.shape, dtype=device_base.dtype)
     else:

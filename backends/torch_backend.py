@@ -18,7 +18,7 @@ from backends._common import (
     store_outputs,
     writable_view,
 )
-from judge.api import Backend, is_resident
+from judge.api import Backend, allocation_window, is_resident
 
 _TORCH_DTYPES = {"F32": "float32", "F64": "float64", "F16": "float16", "BF16": "bfloat16", "BOOL": "bool"}
 # Formats numpy holds through ml_dtypes: they cross to torch as bits, (numpy view, torch dtype).
@@ -27,19 +27,43 @@ _BIT_VIEWS = {"BF16": ("int16", "bfloat16"), "F8E4M3": ("uint8", "float8_e4m3fn"
 
 def to_device(torch, arg, device: str):
     """A torch view of ``arg`` on ``device`` (its base uploaded whole, never compacted)."""
+    return upload(torch, arg, device)[0]
+
+
+def upload(torch, arg, device: str, window: bool | None = None):
+    """(A torch view of ``arg`` on ``device``, the uploaded window, the host bytes it came from).
+
+    On the CPU the tensor shares the host buffer. On another device the base goes up with the
+    bytes around it (``judge.api.allocation_window``: the executor's guards), so a kernel reading
+    past either end reads the poison, and ``download_window`` brings an in-place kernel's writes,
+    stray ones included, back to the host allocation (``window`` forces either way; tests use it
+    on the CPU). Resident arguments are shared, not copied."""
     if is_resident(arg):  # already on the device: shared, not copied
-        return torch.as_strided(torch.from_dlpack(arg.base), arg.shape, arg.strides, arg.offset)
+        return torch.as_strided(torch.from_dlpack(arg.base), arg.shape, arg.strides, arg.offset), None, None
     host = arg.base.view(_BIT_VIEWS[arg.dtype][0]) if arg.dtype in _BIT_VIEWS else arg.base
     with warnings.catch_warnings():
         # A read-only base is only ever read; torch warns about writability regardless.
         warnings.simplefilter("ignore", UserWarning)
         tensor = torch.from_numpy(host)
+        host_window = up = None
+        if (device != "cpu" if window is None else window) and host.size:
+            host_window, start = allocation_window(host)
+            up = torch.from_numpy(host_window).to(device)
+            tensor = up[start:start + host.nbytes].view(tensor.dtype)
     if arg.dtype in _BIT_VIEWS:
         tensor = tensor.view(getattr(torch, _BIT_VIEWS[arg.dtype][1]))
     tensor = tensor.to(device)
     if arg.size == 0:
-        return torch.empty(arg.shape, dtype=tensor.dtype, device=device)
-    return torch.as_strided(tensor, arg.shape, arg.strides, arg.offset)
+        return torch.empty(arg.shape, dtype=tensor.dtype, device=device), None, None
+    # as_strided's offset counts from the storage's start, where the window holds guards first
+    view = torch.as_strided(tensor, arg.shape, arg.strides, tensor.storage_offset() + arg.offset)
+    return view, up, host_window
+
+
+def download_window(device_window, host_window) -> None:
+    """Copy an uploaded window back over the host bytes it came from (after an in-place call)."""
+    if device_window is not None:
+        host_window[...] = device_window.to("cpu").numpy()
 
 
 def to_host(torch, tensor, dtype: str):
@@ -145,12 +169,15 @@ class TorchBackend(Backend):
 
         out = call.outputs[0]
         device = self._torch_device()
-        target = to_device(torch, out, device)
+        target, device_window, host_window = upload(torch, out, device)
         rest = [to_device(torch, arg, device) for arg in other_inputs(contract, call)]
         with torch.no_grad():
             TORCH_TABLE[env.op.op_kind](env, [target, *rest])
         if self.device != "cpu":
-            writable_view(out)[...] = to_host(torch, target, out.dtype)
+            if device_window is not None:  # the target's window: its writes, and any past its ends
+                download_window(device_window, host_window)
+            else:
+                writable_view(out)[...] = to_host(torch, target, out.dtype)
         return None
 
     def _torch_device(self) -> str:

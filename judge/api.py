@@ -152,3 +152,35 @@ class Backend(abc.ABC):
 def is_resident(arg: TensorArg) -> bool:
     """Whether ``arg`` is a device-resident argument (see ``Backend.device_arrays``)."""
     return not isinstance(arg.base, np.ndarray)
+
+
+WINDOW_BYTES = 4096  # of the allocation around a base buffer that an adapter uploads with it
+
+
+def allocation_window(base: np.ndarray, around: int = WINDOW_BYTES) -> tuple[np.ndarray, int]:
+    """(bytes of the host allocation ``base`` lies in, from up to ``around`` bytes before it to up
+    to ``around`` after; the byte offset of ``base`` in them).
+
+    The executor places every base buffer between poisoned guards (``judge.guards``). An adapter
+    that uploads this window rather than ``base`` alone gives the device the guards too: a kernel
+    that reads past either end reads the poison there, and an in-place kernel's stray writes come
+    back to the guards when the window is copied back. The window starts on a 64-byte boundary of
+    the host address where it can (device allocations are at least that aligned), so a base the
+    executor misaligned stays misaligned on the device. A base that is no view into a larger
+    buffer is its own window.
+    """
+    raw = base.reshape(-1).view(np.uint8) if base.flags.c_contiguous else None
+    owner = base
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if raw is None or owner.ndim != 1 or not owner.flags.c_contiguous:
+        return (raw if raw is not None else np.ascontiguousarray(base).reshape(-1).view(np.uint8)), 0
+    whole = owner.view(np.uint8)
+    b0 = base.ctypes.data - whole.ctypes.data
+    if b0 < 0 or b0 + base.nbytes > whole.nbytes:
+        return raw, 0
+    lo = max(0, b0 - around)
+    aligned = lo + (-(whole.ctypes.data + lo)) % 64
+    lo = aligned if aligned <= b0 else lo + (b0 - lo) % max(base.itemsize, 1)
+    hi = min(whole.nbytes, b0 + base.nbytes + around)
+    return whole[lo:hi], b0 - lo
