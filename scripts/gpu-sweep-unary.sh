@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Exhaustive sweeps of every unary contract with a CUDA or Vulkan kernel, on the GPU backends:
 # every BF16 and F16 input (65,536 each) on torch-cuda, cupy and kompute, and every F32 input
-# (2^32) where the OpKind has a certified F64 reference (exp, log, sin, cos, tanh, erf, sqrt; the
-# others are listed with that reason, never skipped silently). Each contract runs on the backends
+# (2^32) where the OpKind has a certified F64 reference (exp, log, sin, cos, tanh, erf, sqrt, neg,
+# abs, sqr, recip, rsqrt, floor, ceil; the others are listed with that reason, never skipped
+# silently). Each contract runs on the backends
 # of its own device. Two reports, each with its table of sweeps: $OUT/16bit and $OUT/f32
 # (results.{parquet,csv,json}, summary.md, report.html, cases/). Exit status: 1 if a sweep
 # fails, else 0.

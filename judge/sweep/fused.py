@@ -44,8 +44,11 @@ from numerics.formats import get_format
 F32 = get_format("F32")
 HIST_BINS = 4096
 SETTLE_CAP = 1 << 20  # flagged elements one chunk may hold (a few are expected)
-# The F64 functions the kernel can call: the OpKind table's ``f64_reference`` names.
-REF_FUNCTIONS = ("exp", "log", "sin", "cos", "tanh", "erf", "sqrt")
+# The F64 functions the kernel can call: the OpKind table's ``f64_reference`` names (torch's), and
+# the C function fused_f32.cu computes each with (CUDA's on the GPU, the C library's in the twin).
+REF_FUNCTIONS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "erf": "erf",
+                 "sqrt": "sqrt", "neg": "ref_neg", "abs": "fabs", "square": "ref_square",
+                 "reciprocal": "ref_reciprocal", "rsqrt": "ref_rsqrt", "floor": "floor", "ceil": "ceil"}
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def defines(contract, opdef, *, margin: int = MARGIN_F64_ULPS) -> dict[str, str]
     if name not in REF_FUNCTIONS:
         raise ValueError(f"no fused reference for the F64 function {name!r}")
     out = bound_defines(contract, opdef, F32)
-    out.update(REF_FN=name, MARGIN=str(int(margin)), THRESH_BITS=_f64_bits(overflow_threshold()))
+    out.update(REF_FN=REF_FUNCTIONS[name], MARGIN=str(int(margin)), THRESH_BITS=_f64_bits(overflow_threshold()))
     return out
 
 

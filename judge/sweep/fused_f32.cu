@@ -5,7 +5,7 @@
  *   - by the host C compiler for the CPU twin (tests, machines without a GPU): `twin_*`
  *     functions that walk the same per-element code sequentially.
  * Configuration comes as -D macros (judge/sweep/fused.py writes them from the contract):
- *   REF_FN          the F64 function of the reference (exp, log, sin, cos, tanh, erf, sqrt)
+ *   REF_FN          the F64 function of the reference (judge.sweep.fused.REF_FUNCTIONS)
  *   KIND            0 exact, 1 declared, 2 sanity (judge.scoring.rules.bound_kind)
  *   HAS_MAX_ULP / MAX_ULP, HAS_MAX_ABS / MAX_ABS_BITS, HAS_MAX_REL / MAX_REL_BITS
  *   SANITY_BITS     2^(-p/2), the sanity factor; THRESH_BITS the F32 overflow threshold
@@ -37,6 +37,16 @@
 
 #ifndef MARGIN
 #define MARGIN 16
+#endif
+
+/* the F64 references that are no C library function of their own name */
+DEV double ref_neg(double x) { return -x; }
+DEV double ref_square(double x) { return x * x; }
+DEV double ref_reciprocal(double x) { return 1.0 / x; }
+#ifdef JUDGE_GPU
+DEV double ref_rsqrt(double x) { return rsqrt(x); } /* CUDA: within 1 ulp */
+#else
+DEV double ref_rsqrt(double x) { return 1.0 / sqrt(x); } /* two correct roundings: within 1.5 ulp */
 #endif
 
 /* the F64 reference of input bits x */
