@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 TIMES = {"seconds", "started_at", "finished_at"}
-TIMED_METRICS = {"adapter_s", "reference_s", "settle_s", "inputs_per_s"}
+TIMED_METRICS = {"adapter_s", "reference_s", "settle_s", "inputs_per_s", "wall_s"}
 
 
 def _differences(a, b) -> list[str]:
