@@ -175,3 +175,16 @@ def test_judge_sweep_pairs_runs_in_parts(tmp_path):
     table = (out / "pair-sweep.md").read_text()
     assert "| mul_elementwise_cpu | numpy | BF16 | pass | 65,536 |" in table
     assert (out / "pair-mul_elementwise_cpu-numpy-BF16.svg").read_text().startswith("<?xml")
+
+
+def test_a_sweep_in_part_judges_no_known_divergence_stale_that_it_could_not_see(suite, monkeypatch):
+    from backends.numpy_backend import NumpyBackend
+    from judge.expectations import Expectation, Expectations
+
+    (contract,) = suite.find("mul_elementwise_cpu")
+    known = Expectations((Expectation(contract.kernel, "numpy", "BF16", "nan", "planted: not in this chunk"),))
+    part = pairs.sweep_pairs(contract, NumpyBackend(), "BF16", chunk_log2=16, chunks=[0x3F80], expectations=known)
+    assert part.row.verdict == "pass" and any("not judged stale" in n for n in part.notes), part.summary()
+    monkeypatch.setattr(pairs, "PAIRS", 1 << 16)  # the chunk is every pair there is: stale
+    whole = pairs.sweep_pairs(contract, NumpyBackend(), "BF16", chunk_log2=16, chunks=[0x3F80], expectations=known)
+    assert whole.row.verdict == "fail" and whole.row.reason.startswith("stale expectation")
