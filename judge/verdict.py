@@ -40,10 +40,19 @@ def sweep_divergences(expectations: Expectations | None, contract, backend, dtyp
     return {check: e for check, e in found.items() if check in SWEEP_CHECKS}
 
 
-def in_part(expected: dict[str, Expectation], findings) -> dict[str, Expectation]:
-    """The known divergences a sweep of part of the inputs judges (``--chunks``, ``--limit``):
-    those it saw. One it did not see may sit in the inputs it left out, so it is not stale there."""
+def sweep_expected(expectations: Expectations | None, contract, backend, dtype: str, findings, *,
+                   whole: bool, notes: list[str]) -> dict[str, Expectation]:
+    """The known divergences a sweep judges: those of the checks it can see
+    (``sweep_divergences``), and for a sweep of part of the inputs (``--chunks``, ``--limit``;
+    ``whole`` False) only those it saw: one it did not see may sit in the inputs it left out, so
+    it is not stale there (a note says so)."""
+    expected = sweep_divergences(expectations, contract, backend, dtype)
+    if whole:
+        return expected
     checks = {f.check for f in findings}
+    unseen = sorted(set(expected) - checks)
+    if unseen:
+        notes.append(f"a sweep in part: known {', '.join(unseen)} not seen in these inputs, not judged stale")
     return {check: e for check, e in expected.items() if check in checks}
 
 

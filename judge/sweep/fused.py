@@ -188,18 +188,13 @@ class TwinEngine:
     def __init__(self, defs: dict[str, str], *, extra: tuple[str, ...] = ()):
         self.lib = compile_twin("fused_f32.cu", defs, extra)
         u64, p = ctypes.c_uint64, ctypes.c_void_p
-        self.lib.twin_flag_chunk.restype = u64
-        self.lib.twin_flag_chunk.argtypes = [u64, u64, p, u64]
         self.lib.twin_ref_at.argtypes = [p, u64, p, p, p]
         self.lib.twin_near_boundary.argtypes = [ctypes.c_double, p]
         self.lib.twin_score_chunk.argtypes = [u64, u64, p, p, p, ctypes.c_uint32, p, p]
         self.lib.twin_classify.argtypes = [u64, p, p, p, p, p, p, p]
 
     def flag(self, start: int, n: int) -> np.ndarray:
-        out = np.zeros(SETTLE_CAP, np.uint32)
-        k = int(self.lib.twin_flag_chunk(start, n, out.ctypes.data, SETTLE_CAP))
-        check_cap(k)
-        return np.sort(out[:k])
+        return twin_flags(self.lib, start, n)
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x = np.ascontiguousarray(x, dtype=np.uint64)
@@ -251,14 +246,7 @@ class CudaEngine:
         self.count = cupy.zeros(1, cupy.uint32)
 
     def flag(self, start: int, n: int) -> np.ndarray:
-        cp = self.cp
-        self.count.fill(0)
-        blocks = min((n + self.THREADS - 1) // self.THREADS, 1 << 16)
-        self._flag((blocks,), (self.THREADS,), (np.uint64(start), np.uint64(n), self.buf, self.count,
-                                                 np.uint32(SETTLE_CAP)))
-        k = int(self.count.get()[0])
-        check_cap(k)
-        return np.sort(cp.asnumpy(self.buf[:k]))
+        return cuda_flags(self, start, n)
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cp = self.cp
@@ -282,9 +270,31 @@ class CudaEngine:
         return reduce_totals(cp, out)
 
 
+def twin_flags(lib, start: int, n: int) -> np.ndarray:
+    """Pass 1 in a CPU twin (fused_passes.h's ``twin_flag_chunk``): the flagged local indices."""
+    lib.twin_flag_chunk.restype = ctypes.c_uint64
+    lib.twin_flag_chunk.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64]
+    out = np.zeros(SETTLE_CAP, np.uint32)
+    k = int(lib.twin_flag_chunk(start, n, out.ctypes.data, SETTLE_CAP))
+    check_cap(k)
+    return np.sort(out[:k])
+
+
+def cuda_flags(engine, start: int, n: int) -> np.ndarray:
+    """Pass 1 on the GPU (fused_passes.h's ``flag_chunk``, as ``engine._flag``, into
+    ``engine.buf`` and ``engine.count``): the flagged local indices."""
+    engine.count.fill(0)
+    blocks = min((n + engine.THREADS - 1) // engine.THREADS, 1 << 16)
+    engine._flag((blocks,), (engine.THREADS,), (np.uint64(start), np.uint64(n), engine.buf, engine.count,
+                                                 np.uint32(SETTLE_CAP)))
+    k = int(engine.count.get()[0])
+    check_cap(k)
+    return np.sort(engine.cp.asnumpy(engine.buf[:k]))
+
+
 def check_cap(k: int) -> None:
     if k > SETTLE_CAP:
-        raise AssertionError(f"{k:,} elements of one chunk are near an F32 rounding boundary (at most "
+        raise AssertionError(f"{k:,} elements of one chunk are near a rounding boundary (at most "
                              f"{SETTLE_CAP:,} are settled); the reference cannot be certified")
 
 

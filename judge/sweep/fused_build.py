@@ -87,7 +87,8 @@ def compile_twin(name: str, defs: dict[str, str], extra: tuple[str, ...] = ()) -
     cc = _compiler()
     if cc is None:
         raise RuntimeError("no C compiler (cc, gcc or clang) for the fused sweep's CPU twin")
-    src = source(name) + "\0" + source("fused_common.h")
+    headers = sorted(f.name for f in resources.files("judge.sweep").iterdir() if f.name.endswith(".h"))
+    src = "\0".join([source(name), *(source(h) for h in headers)])
     flags = ["-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-std=c99", "-x", "c",
              f"-I{_source_dir()}", *(f"-D{k}={v}" for k, v in sorted(defs.items())), *extra]
     digest = hashlib.sha256((src + "\0" + " ".join(flags)).encode()).hexdigest()[:20]

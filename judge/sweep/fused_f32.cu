@@ -91,17 +91,9 @@ DEV void ref_step(u32 x, double *ref, u32 *bits, u32 *flag) {
     *flag = near_boundary(*ref, bits);
 }
 
-#ifdef JUDGE_GPU
+#include "fused_passes.h" /* pass 1: flag_chunk, twin_flag_chunk */
 
-/* Pass 1: list the flagged elements of inputs start .. start + n - 1 (local indices). */
-extern "C" __global__ void flag_chunk(u64 start, u64 n, u32 *out, u32 *count, u32 cap) {
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-        if (flag_step((u32)(start + i))) {
-            u32 k = atomicAdd(count, 1u);
-            if (k < cap) out[k] = (u32)i;
-        }
-    }
-}
+#ifdef JUDGE_GPU
 
 /* The reference at listed inputs: F64 value, rounded bits, flag. */
 extern "C" __global__ void ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
@@ -128,18 +120,6 @@ extern "C" __global__ void score_chunk(u64 start, u64 n, u64 per_block, const u3
 }
 
 #else /* the CPU twin */
-
-/* Pass 1: the flagged local indices of start .. start + n - 1; returns how many (out gets cap). */
-u64 twin_flag_chunk(u64 start, u64 n, u32 *out, u64 cap) {
-    u64 k = 0;
-    for (u64 i = 0; i < n; i++) {
-        if (flag_step((u32)(start + i))) {
-            if (k < cap) out[k] = (u32)i;
-            k++;
-        }
-    }
-    return k;
-}
 
 void twin_ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
     for (u64 i = 0; i < n; i++) ref_step((u32)x[i], &ref[i], &bits[i], &flag[i]);

@@ -5,7 +5,7 @@
  * exact values (add, sub, mul, div), its exact rounding error as `lo` for a sum that may not be
  * exact (TwoSum), rounded to the 16-bit format by integer arithmetic on its encoding, and the
  * elements where it lies exactly on a rounding boundary without being known exact listed
- * (`flag_pairs`) for the host to settle with the pure oracle. `score_pairs` takes the settled
+ * (`flag_chunk`) for the host to settle with the pure oracle. `score_pairs` takes the settled
  * bits and exact values and applies judge.scoring.vector.classify's rules with lo, as the chunk
  * scorer does for pair sweeps, plus the exponent grid (pairs off the right bits and worst ULP
  * distance per (exponent of x, exponent of y)).
@@ -147,17 +147,9 @@ DEV void ref_step(u32 p, u32 *bits, double *hi, double *lo, u32 *open) {
     *open = t;
 }
 
-#ifdef JUDGE_GPU
+#include "fused_passes.h" /* pass 1: flag_chunk, twin_flag_chunk */
 
-/* Pass 1: the open ties among pairs start .. start + n - 1 (local indices). */
-extern "C" __global__ void flag_pairs(u64 start, u64 n, u32 *out, u32 *count, u32 cap) {
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
-        if (flag_step((u32)(start + i))) {
-            u32 k = atomicAdd(count, 1u);
-            if (k < cap) out[k] = (u32)i;
-        }
-    }
-}
+#ifdef JUDGE_GPU
 
 /* Pass 2: score pairs start .. start + n - 1 against outputs y (16-bit patterns). */
 extern "C" __global__ void score_pairs(u64 start, u64 n, u64 per_block, const unsigned short *y,
@@ -184,17 +176,6 @@ extern "C" __global__ void pair_ref_at(const u64 *p, u64 n, u32 *bits, double *h
 }
 
 #else /* the CPU twin */
-
-u64 twin_flag_pairs(u64 start, u64 n, u32 *out, u64 cap) {
-    u64 k = 0;
-    for (u64 i = 0; i < n; i++) {
-        if (flag_step((u32)(start + i))) {
-            if (k < cap) out[k] = (u32)i;
-            k++;
-        }
-    }
-    return k;
-}
 
 void twin_pair_ref_at(const u64 *p, u64 n, u32 *bits, double *hi, double *lo, u32 *open) {
     for (u64 i = 0; i < n; i++) ref_step((u32)p[i], &bits[i], &hi[i], &lo[i], &open[i]);

@@ -71,8 +71,6 @@ class PairTwin:
         self.side = side
         self.lib = fused.compile_twin("fused_pairs.cu", defs, extra)
         u64, p = ctypes.c_uint64, ctypes.c_void_p
-        self.lib.twin_flag_pairs.restype = u64
-        self.lib.twin_flag_pairs.argtypes = [u64, u64, p, u64]
         self.lib.twin_pair_ref_at.argtypes = [p, u64, p, p, p, p]
         self.lib.twin_round16.restype = ctypes.c_uint32
         self.lib.twin_round16.argtypes = [ctypes.c_double, p]
@@ -80,10 +78,7 @@ class PairTwin:
         self.lib.twin_classify_pairs.argtypes = [u64, p, p, p, p, p, p, p, p]
 
     def flag(self, start: int, n: int) -> np.ndarray:
-        out = np.zeros(fused.SETTLE_CAP, np.uint32)
-        k = int(self.lib.twin_flag_pairs(start, n, out.ctypes.data, fused.SETTLE_CAP))
-        fused.check_cap(k)
-        return np.sort(out[:k])
+        return fused.twin_flags(self.lib, start, n)
 
     def ref_at(self, pairs):
         p = np.ascontiguousarray(pairs, dtype=np.uint64)
@@ -128,20 +123,14 @@ class PairCuda:
 
         self.cp, self.side = cupy, side
         self.module = fused.nvrtc_module("fused_pairs.cu", defs)
-        self._flag = self.module.get_function("flag_pairs")
+        self._flag = self.module.get_function("flag_chunk")
         self._score = self.module.get_function("score_pairs")
         self._ref_at = self.module.get_function("pair_ref_at")
         self.buf = cupy.zeros(fused.SETTLE_CAP, cupy.uint32)
         self.count = cupy.zeros(1, cupy.uint32)
 
     def flag(self, start: int, n: int) -> np.ndarray:
-        self.count.fill(0)
-        blocks = min((n + self.THREADS - 1) // self.THREADS, 1 << 16)
-        self._flag((blocks,), (self.THREADS,), (np.uint64(start), np.uint64(n), self.buf, self.count,
-                                                 np.uint32(fused.SETTLE_CAP)))
-        k = int(self.count.get()[0])
-        fused.check_cap(k)
-        return np.sort(self.cp.asnumpy(self.buf[:k]))
+        return fused.cuda_flags(self, start, n)
 
     def ref_at(self, pairs):
         cp = self.cp

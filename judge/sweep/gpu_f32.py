@@ -331,13 +331,8 @@ def _finish(result: F32Sweep, run: _Run, expectations, t0: float) -> None:
     row.derived_bound = derived_bound(bound_kind(run.contract, run.opdef))
     failed, reported = scoring.findings(tally, run.contract.semantics)
     findings = _executor_findings(run, row) + failed
-    expected = verdict.sweep_divergences(expectations, run.contract, run.backend, "F32")
-    if tally.elements < ALL_INPUTS:
-        unseen = set(expected) - {f.check for f in findings}
-        expected = verdict.in_part(expected, findings)
-        if unseen:
-            result.notes.append(f"a sweep in part: known {', '.join(sorted(unseen))} not seen in these inputs, "
-                                f"not judged stale")
+    expected = verdict.sweep_expected(expectations, run.contract, run.backend, "F32", findings,
+                                      whole=tally.elements >= ALL_INPUTS, notes=result.notes)
     unexpected, seen = verdict.split(findings, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)

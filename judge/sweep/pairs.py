@@ -292,13 +292,8 @@ def _finish(result: PairSweep, run: _Run, expectations, t0: float, chunks: int) 
                                  f"the poison (never written), first at {describe(run.counts['unwritten_first'])}"))
     if row.nondeterministic_runs:
         failed.insert(0, Finding("determinism", "a repeat call on the same pairs gave different bits"))
-    expected = verdict.sweep_divergences(expectations, run.contract, run.backend, run.dtype)
-    if tally.elements < PAIRS:
-        unseen = set(expected) - {f.check for f in failed}
-        expected = verdict.in_part(expected, failed)
-        if unseen:
-            result.notes.append(f"a sweep in part: known {', '.join(sorted(unseen))} not seen in these pairs, "
-                                f"not judged stale")
+    expected = verdict.sweep_expected(expectations, run.contract, run.backend, run.dtype, failed,
+                                      whole=tally.elements >= PAIRS, notes=result.notes)
     unexpected, seen = verdict.split(failed, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)
