@@ -104,14 +104,16 @@ class _Run:
     times: dict = field(default_factory=lambda: dict.fromkeys(("adapter_s", "reference_s", "scoring_s"), 0.0))
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     fused: object = None  # judge.sweep.fused.FusedScorer with the pair kernel, where it scores
+    resident: object = None  # the torch device where pairs are born and stay (judge.sweep.resident_pairs)
 
 
 def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: list[int] | None = None,
-                expectations=None, log=None, fused: bool | None = None) -> PairSweep:
+                expectations=None, log=None, fused: bool | None = None, device: str | None = None) -> PairSweep:
     """Sweep every (x, y) pair of ``dtype`` (or the listed chunks of 2^chunk_log2 pairs).
     ``fused``: reference and scoring in one kernel per chunk (``judge.sweep.fused_pairs``: on
     the GPU for a CUDA backend, the C twin otherwise); None: fused for CUDA backends where
-    cupy can compile it."""
+    cupy can compile it. A backend that takes device arrays gets its pairs born on ``device``
+    (default: cuda for a CUDA backend) and keeps them there (``judge.sweep.resident_pairs``)."""
 
     n = 1 << chunk_log2
     order = chunks if chunks is not None else list(range(PAIRS // n))
@@ -120,6 +122,9 @@ def sweep_pairs(contract, backend, dtype: str, *, chunk_log2: int = 24, chunks: 
     t0 = time.perf_counter()
     result = PairSweep(verdict.new_row(contract, backend, dtype), dtype)
     run.fused = _fused_scorer(run, fused, result.notes)
+    run.resident = _resident_device(run, device)
+    if run.resident is not None:
+        result.notes.append(f"device-resident: pairs born on {run.resident}, outputs checked and scored there")
     for step, c in enumerate(order):
         _chunk(run, result, c * n, n, first=step == 0)
         if log is not None:
@@ -139,6 +144,21 @@ def _fused_scorer(run: _Run, fused: bool | None, notes: list[str]):
         f"no fused pair kernel for {run.contract.op_kind} (covered: {', '.join(fused_pairs.covered_kinds())})"
     return choose(where, fused, notes, lambda: fused_pairs.scorer_for(run, where), missing,
                   "reference and scoring")
+
+
+def _resident_device(run: _Run, device: str | None):
+    """The torch device of a device-resident sweep, or None: the backend takes no device arrays,
+    or torch (or its GPU) is missing here."""
+    from judge.sweep.resident import takes_device_arrays
+
+    if not takes_device_arrays(run.backend, None):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    dev = torch.device(device or ("cuda" if run.backend.device == "cuda" else "cpu"))
+    return dev if dev.type != "cuda" or torch.cuda.is_available() else None
 
 
 def new_run(contract, backend, dtype: str) -> _Run:
@@ -167,6 +187,8 @@ def _pair_bits(start: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _chunk(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> None:
+    if run.resident is not None:
+        return _chunk_resident(run, result, start, n, first=first)
     a_bits, b_bits = _pair_bits(start, n)
     t = time.perf_counter()
     y = _kernel_outputs(run, a_bits, b_bits)
@@ -182,6 +204,44 @@ def _chunk(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> 
         fused_pairs.score_chunk(run, run.fused, start, n, y, describe_pair(run.dtype))
     else:
         score_chunk(run, start, a_bits, b_bits, y)
+
+
+def _chunk_resident(run: _Run, result: PairSweep, start: int, n: int, *, first: bool) -> None:
+    """``_chunk`` with the pairs, the outputs and their checks on the device."""
+    import torch
+
+    from judge.sweep import resident_pairs as rp
+
+    dev, dtype = run.resident, run.dtype
+    shape = _shape_for(run.contract, n)
+    t = time.perf_counter()
+    inputs = rp.pair_inputs(torch, dev, start, n, dtype)
+    y = rp.pair_call(torch, run.backend, run.contract, inputs, shape, dtype)
+    if first and run.contract.determinism != "nondeterministic":
+        if not torch.equal(y, rp.pair_call(torch, run.backend, run.contract, inputs, shape, dtype)):
+            result.row.nondeterministic_runs += 1
+            result.notes.append(f"pairs from 0x{start:08X}: a repeat call gave different bits")
+    del inputs
+    count, first_unwritten = rp.unwritten(torch, y, start, dtype)
+    run.times["adapter_s"] += time.perf_counter() - t
+    if count:
+        run.counts["unwritten"] += count
+        run.counts.setdefault("unwritten_first", first_unwritten)
+    if run.fused is not None and run.fused.engine.where == "cuda":
+        import cupy
+
+        from judge.sweep import fused_pairs
+
+        fused_pairs.score_chunk(run, run.fused, start, n, cupy.from_dlpack(y).view(cupy.uint16),
+                                describe_pair(dtype))
+        return
+    y_host = y.cpu().numpy().view(np.uint16)
+    if run.fused is not None:
+        from judge.sweep import fused_pairs
+
+        fused_pairs.score_chunk(run, run.fused, start, n, y_host, describe_pair(dtype))
+    else:
+        score_chunk(run, start, *_pair_bits(start, n), y_host)
 
 
 def score_chunk(run: _Run, start: int, a_bits, b_bits, y) -> None:
