@@ -11,8 +11,11 @@ broken here (operand count, dtype, a param's length) or by the OpKind's family
 They run once per contract and backend, on the item of the contract's first dtype, one call
 each (``judge.refusal``): a worker that dies on one is restarted for the next. The implied
 rules are covered whole at every profile (every wrong dtype, one operand fewer and one more),
-so ci and nightly find the same acceptances; a stated rule that depends on values gets
-``profile.error_inputs`` cases.
+so ci and nightly find the same acceptances: they are made from the same valid cases at every
+profile (drawn with the ci profile's budget), since whether a kernel accepts one can depend on the
+case (torch.nn.functional.silu reads an extra operand as its ``inplace`` flag, which a one-element
+tensor satisfies and a longer one does not). A stated rule that depends on values gets
+``profile.error_inputs`` cases, made from the profile's own draw.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from numerics.formats import get_format
 # Dtypes an error input may carry in place of an accepted one, in the order they are tried.
 WRONG_DTYPES = ("F32", "F64", "F16", "BF16", "I64", "I32", "U32", "U8", "I16")
 SALT = 0xE1207
+IMPLIED = frozenset({"operand_count", "dtype", "param_length"})  # the rules every contract implies
+SHARED_DRAW = "ci"  # the profile whose draw of valid cases every profile's implied rules are made from
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,13 @@ def draw_bases(contract: Contract, dtype: str, profile, seed: int, key: str, cou
     return bases
 
 
+def bases_with_elements(bases: list[Case]) -> list[Case]:
+    """The cases with elements only, where there are any: a kernel may return early on an empty
+    operand before it looks at anything, and which profile happens to draw one must not decide
+    what is found."""
+    return [b for b in bases if all(np.size(v) for v in b.values)] or bases
+
+
 def judge_errors(contract: Contract, backend, dtype: str, opdef, profile, seed: int, key: str,
                  expected: dict, seen: dict) -> tuple[Case, list] | None:
     """Judge the item's error inputs; records the expected checks seen in ``seen``; None if
@@ -170,14 +182,16 @@ def judge_errors(contract: Contract, backend, dtype: str, opdef, profile, seed: 
 
     if not applies(contract, dtype, profile):
         return None
+    from judge.profiles import PROFILES
+
     family = oracles.family_of(contract.op_kind)
     rules = rules_of(contract)
-    bases = draw_bases(contract, dtype, profile, seed, key, 3 * profile.error_inputs)
-    # Cases with elements only, where there are any: a kernel may return early on an empty
-    # operand before it looks at anything, and which profile happens to draw one must not
-    # decide what is found.
-    bases = [b for b in bases if all(np.size(v) for v in b.values)] or bases
+    shared = PROFILES[SHARED_DRAW]
+    draws = {"implied": bases_with_elements(draw_bases(contract, dtype, shared, seed, key, 3 * shared.error_inputs))}
+    if any(rule.kind not in IMPLIED for rule in rules):
+        draws["stated"] = bases_with_elements(draw_bases(contract, dtype, profile, seed, key, 3 * profile.error_inputs))
     for r, rule in enumerate(rules):
+        bases = draws["implied" if rule.kind in IMPLIED else "stated"]
         wanted = cases_for(contract, rule, profile.error_inputs)
         made = 0
         for j in range(3 * wanted if bases else 0):

@@ -121,3 +121,28 @@ def test_the_implied_rules_are_covered_whole_whatever_the_profile():
     made = {invalid.break_case(c, opdef, family, rules["dtype"], base, k, rng).case.inputs[1].dtype
             for k in range(len(wrong))}
     assert made == set(wrong)
+
+
+@pytest.mark.parametrize("kernel", ["index_select_cpu", "flip_cpu", "concat_cpu"])
+def test_the_implied_rules_break_the_same_cases_at_every_profile(monkeypatch, kernel):
+    """Whether a kernel accepts an error input can depend on the case it was made from (torch's
+    silu reads an extra one-element operand as its inplace flag), so the implied rules' error
+    inputs are made from one draw at every profile; a stated rule uses the profile's own."""
+    import oracles
+
+    c = contract(kernel)
+    made: dict[str, list] = {}
+
+    def record(profile_name):
+        def run_error(contract_, backend, error):
+            implied = error.rule.kind in invalid.IMPLIED
+            made.setdefault(profile_name, []).append(
+                (error.how, implied, [np.asarray(v).tobytes() for v in error.case.values] if implied else None))
+            return []
+        return run_error
+
+    for name in ("dev", "ci", "nightly"):
+        monkeypatch.setattr(invalid, "run_error", record(name))
+        invalid.judge_errors(c, None, c.dtype_fan[0], oracles.get(c.op_kind), get_profile(name), 0, "k", {}, {})
+    implied = {name: [m for m in cases if m[1]] for name, cases in made.items()}
+    assert implied["ci"] and implied["dev"] == implied["ci"] == implied["nightly"]
