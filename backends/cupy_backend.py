@@ -150,8 +150,12 @@ class CupyBackend(Backend):
         env = XpEnv(lib=_cupy_lib(), op=op, compute=compute, t=t)
         args = [upload(arg, widen=not bits) for arg in call.inputs]
         result = XP_TABLE[op.op_kind](env, args)
-        if call.inputs and is_resident(call.inputs[0]) and op.out_dtypes[0] != "BF16":
-            return [cupy_contiguous(result)]  # stays on the device
+        if call.inputs and is_resident(call.inputs[0]):
+            if op.out_dtypes[0] != "BF16":
+                return [cupy_contiguous(result)]  # stays on the device
+            # narrowed on the host (cupy has no bfloat16), returned as numpy: a resident call's
+            # output buffer is the caller's device array, which store_outputs cannot fill
+            return [download(result, "BF16", narrow=not bits)]
         return store_outputs(call, [download(result, op.out_dtypes[0], narrow=not bits)])
 
     def describe(self) -> str:

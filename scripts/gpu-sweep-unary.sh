@@ -4,8 +4,9 @@
 # (2^32) where the OpKind has a certified F64 reference (exp, log, sin, cos, tanh, erf, sqrt, neg,
 # abs, sqr, recip, rsqrt, floor, ceil; the others are listed with that reason, never skipped
 # silently). Each contract runs on the backends
-# of its own device. Two reports, each with its table of sweeps: $OUT/16bit and $OUT/f32
-# (results.{parquet,csv,json}, summary.md, report.html, cases/). Exit status: 1 if a sweep
+# of its own device. A report per device and width, each with its table of sweeps:
+# $OUT/cuda-16bit, $OUT/cuda-f32, $OUT/vulkan-16bit, $OUT/vulkan-f32 (results.{parquet,csv,json},
+# summary.md, report.html, cases/). Exit status: 1 if a sweep
 # fails, else 0.
 #
 # Usage:  scripts/gpu-sweep-unary.sh [extra judge sweep arguments, e.g. --limit 2]
@@ -13,17 +14,19 @@
 #   OUT=DIR        where the reports go (default reports/out/unary-sweep)
 #   VULKAN=0       leave kompute out (no Vulkan driver here); by default kp is loaded through
 #                  scripts/gpu-vulkan.sh (run its `prepare` first, with .gl/ carried along)
-#   CONTRACTS=...  the contract files swept (default the CUDA and Vulkan unary files)
+#   CUDA_CONTRACTS=FILE  the CUDA unary contracts (default unary-cuda.fkc.md of suites/fuel, or
+#                  of suites/staged while it is staged there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 OUT=${OUT:-reports/out/unary-sweep}
 mkdir -p "$OUT"
 
-kernels=()
-for f in ${CONTRACTS:-unary-cuda.fkc.md vulkan-elementwise.fkc.md}; do kernels+=(--kernel "$f::*"); done
-backends=(--backend cuda)
-[ "${VULKAN:-1}" = 0 ] || backends+=(--backend vulkan)
+# The CUDA unary contracts (in the embedded suite, or still staged) on the CUDA backends; the
+# Vulkan elementwise contracts on kompute.
+cuda_file=${CUDA_CONTRACTS:-$(ls suites/fuel/unary-cuda.fkc.md suites/staged/unary-cuda.fkc.md 2>/dev/null | head -1)}
+groups=("--contracts $cuda_file --kernel * --backend cuda|cuda")
+[ "${VULKAN:-1}" = 0 ] || groups+=("--kernel vulkan-elementwise.fkc.md::* --backend vulkan|vulkan")
 
 sweep() {
     if [ "${VULKAN:-1}" = 0 ]; then
@@ -35,10 +38,13 @@ sweep() {
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 rc=0
-echo "== 16-bit sweeps: every BF16 and F16 input"
-sweep "${kernels[@]}" "${backends[@]}" --dtype BF16 --dtype F16 --processes "$(nproc)" \
-    --out "$OUT/16bit" "$@" || rc=$?
-echo "== F32 sweeps: every F32 input, where the reference is certified"
-sweep "${kernels[@]}" "${backends[@]}" --dtype F32 --out "$OUT/f32" "$@" || rc=$?
-echo "reports: $OUT/16bit/summary.md, $OUT/f32/summary.md"
+for group in "${groups[@]}"; do
+    IFS='|' read -r args name <<< "$group"
+    set -f; read -ra words <<< "$args"; set +f
+    echo "== $name: 16-bit sweeps, every BF16 and F16 input"
+    sweep "${words[@]}" --dtype BF16 --dtype F16 --processes "$(nproc)" --out "$OUT/$name-16bit" "$@" || rc=$?
+    echo "== $name: F32 sweeps, every F32 input where the reference is certified"
+    sweep "${words[@]}" --dtype F32 --out "$OUT/$name-f32" "$@" || rc=$?
+done
+echo "reports: $OUT/{cuda,vulkan}-{16bit,f32}/summary.md"
 exit "$rc"

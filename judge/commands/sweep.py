@@ -86,8 +86,7 @@ def command(kernels, dtypes, backends, contracts, out, cross, plugins, processes
                 if patterned and _not_sweepable(contract, backend, dtype, cross, f32.pairs):
                     continue
                 used[backend.name] = backend
-                row, text, case, sample = _one(contract, backend, dtype, processes, grid_size,
-                                               cross, f32)
+                row, text, case, sample = _guarded(contract, backend, dtype, processes, grid_size, cross, f32)
                 if case is not None:
                     cases.append(case)
                 if sample is not None:
@@ -129,6 +128,24 @@ def _chunk_list(chunks, limit, chunk_log2, pairs) -> list[int] | None:
     if listed is None:
         listed = list(range((1 << 32) >> (chunk_log2 or (24 if pairs else 28))))
     return listed[:limit]
+
+
+def _guarded(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options):
+    """``_one``; a sweep that raises is an error row naming the exception, and the run goes on
+    to the next sweep."""
+    from judge import verdict
+
+    try:
+        return _one(contract, backend, dtype, processes, grid_size, cross, f32)
+    except (EnvironmentProblem, click.ClickException):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a kernel (or its adapter) may raise anything
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        why = f"the sweep raised {type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
+        row = verdict.new_row(contract, backend, dtype, verdict="error", reason=why)
+        return row, f"{_label(contract, backend, dtype)}: ERROR: {why}", None, None
 
 
 def _one(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options):

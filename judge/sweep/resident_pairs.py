@@ -29,7 +29,7 @@ def pair_numbers(torch, dev, start: int, n: int):
 
 def _as_i16(torch, v):
     """int64 values in [0, 2^16) as int16 with the same bits."""
-    return (((v ^ 0x8000) - 0x8000)).to(torch.int16)
+    return ((v ^ 0x8000) - 0x8000).to(torch.int16)
 
 
 def pair_inputs(torch, dev, start: int, n: int, dtype: str):

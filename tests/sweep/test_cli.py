@@ -81,3 +81,42 @@ def test_an_out_of_range_count_is_a_usage_error_not_a_traceback(run, option, val
                  option, value)
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}'" in result.output and "Traceback" not in result.output
+
+
+PLUGIN = '''
+import numpy as np
+from judge import Backend, register_backend
+
+
+class HalfOnly(Backend):
+    """An add that works on F16 and whose BF16 path raises, as an adapter's may."""
+
+    name, device = "half-only", "cpu"
+
+    def supports(self, contract, dtypes):
+        return True
+
+    def run(self, contract, call):
+        if call.inputs[0].dtype == "BF16":
+            raise TypeError("Cannot interpret 'torch.bfloat16' as a data type")
+        a, b = (t.to_array() for t in call.inputs)
+        with np.errstate(all="ignore"):
+            return [(a.astype(np.float64) + b.astype(np.float64)).astype(a.dtype)]
+
+
+register_backend(HalfOnly())
+'''
+
+
+def test_a_sweep_that_raises_is_an_error_row_and_the_run_goes_on(run, tmp_path):
+    plugin = tmp_path / "half_only.py"
+    plugin.write_text(PLUGIN)
+    result = run("--pairs", "--kernel", "add_elementwise_cpu", "--dtype", "BF16", "--dtype", "F16",
+                 "--plugin", str(plugin), "--backend", "half-only", "--chunk-log2", "16", "--limit", "1",
+                 "--array-passes", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1, result.output
+    assert "[half-only-BF16]: ERROR: the sweep raised TypeError: Cannot interpret" in result.output
+    assert "[half-only-F16]: 65,536 pairs" in result.output and "PASS" in result.output
+    rows = json.loads((tmp_path / "out" / "results.json").read_text())
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert sorted((r["dtype"], r["verdict"]) for r in rows) == [("BF16", "error"), ("F16", "pass")]
