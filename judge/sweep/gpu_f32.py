@@ -91,7 +91,7 @@ def sweep_support(contract, backend, *, cross: bool = False) -> bool | str:
         return f"{contract.op_kind} has no certified F64 reference here (covered: {', '.join(covered)})"
     if "F32" not in contract.dtype_fan:
         return f"{contract.kernel} does not accept F32"
-    if contract.device != "cuda" and not cross:
+    if contract.device != backend.device and not cross:
         return (f"{contract.kernel} is a {contract.device} contract; pass --cross to judge "
                 f"{backend.name} against it")
     try:

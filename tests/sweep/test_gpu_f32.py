@@ -88,6 +88,18 @@ def test_support_reasons(reference):
     assert "--cross" in str(gpu_f32.sweep_support(reference("exp"), PlusUlps(0)))
 
 
+def test_a_vulkan_contract_is_swept_on_a_vulkan_backend_without_cross(suite):
+    """A contract is judged on the backends of its own device: kompute against the Vulkan
+    contracts needs no --cross (a CUDA contract on kompute does)."""
+    class OnVulkan(PlusUlps):
+        device = "vulkan"
+
+    (vulkan_exp,) = [c for c in suite.find("exp") if c.device == "vulkan"]
+    assert "--cross" not in str(gpu_f32.sweep_support(vulkan_exp, OnVulkan(0)))
+    assert "--cross" in str(gpu_f32.sweep_support(vulkan_exp, PlusUlps(0)))
+    assert gpu_f32.sweep_support(vulkan_exp, OnVulkan(0), cross=True) == gpu_f32.sweep_support(vulkan_exp, OnVulkan(0))
+
+
 def _sweep(contract, backend, chunks=CHUNKS, expectations=None):
     return gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=chunks, device="cpu",
                              log=lambda m: None, expectations=expectations)
