@@ -14,17 +14,15 @@
 #   OUT=DIR        where the reports go (default reports/out/unary-sweep)
 #   VULKAN=0       leave kompute out (no Vulkan driver here); by default kp is loaded through
 #                  scripts/gpu-vulkan.sh (run its `prepare` first, with .gl/ carried along)
-#   CUDA_CONTRACTS=FILE  the CUDA unary contracts (default unary-cuda.fkc.md of suites/fuel, or
-#                  of suites/staged while it is staged there)
+#   CUDA_CONTRACTS=FILE  the CUDA unary contracts (default suites/fuel/unary-cuda.fkc.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 OUT=${OUT:-reports/out/unary-sweep}
 mkdir -p "$OUT"
 
-# The CUDA unary contracts (in the embedded suite, or still staged) on the CUDA backends; the
-# Vulkan elementwise contracts on kompute.
-cuda_file=${CUDA_CONTRACTS:-$(ls suites/fuel/unary-cuda.fkc.md suites/staged/unary-cuda.fkc.md 2>/dev/null | head -1)}
+# The CUDA unary contracts on the CUDA backends; the Vulkan elementwise contracts on kompute.
+cuda_file=${CUDA_CONTRACTS:-suites/fuel/unary-cuda.fkc.md}
 groups=("--contracts $cuda_file --kernel * --backend cuda|cuda")
 [ "${VULKAN:-1}" = 0 ] || groups+=("--kernel vulkan-elementwise.fkc.md::* --backend vulkan|vulkan")
 
