@@ -37,8 +37,8 @@ SEED_TWINS = (
 FAMILY_FILES = ("affine-int.fkc.md", "attention.fkc.md", "backward.fkc.md", "cast.fkc.md", "conv.fkc.md", "cumsum.fkc.md",
                 "data-movement.fkc.md", "fused.fkc.md", "inplace.fkc.md", "matmul.fkc.md",
                 "matmul-mixed-vulkan.fkc.md", "pad.fkc.md",
-                "quant-matmul.fkc.md", "rope.fkc.md", "scans.fkc.md", "scatter.fkc.md", "slices.fkc.md",
-                "softmax-norm.fkc.md")
+                "quant-matmul.fkc.md", "rope.fkc.md", "scans.fkc.md", "scatter.fkc.md", "scatter-add-cuda.fkc.md",
+                "slices.fkc.md", "softmax-norm.fkc.md", "unary-cuda.fkc.md")
 
 
 # --- helpers -------------------------------------------------------------------------------------
