@@ -186,12 +186,15 @@ def judge_errors(contract: Contract, backend, dtype: str, opdef, profile, seed: 
 
     family = oracles.family_of(contract.op_kind)
     rules = rules_of(contract)
+    def draw(p) -> list[Case]:  # a draw depends on the profile's budget and error inputs only
+        return bases_with_elements(draw_bases(contract, dtype, p, seed, key, 3 * p.error_inputs))
+
     shared = PROFILES[SHARED_DRAW]
-    draws = {"implied": bases_with_elements(draw_bases(contract, dtype, shared, seed, key, 3 * shared.error_inputs))}
-    if any(rule.kind not in IMPLIED for rule in rules):
-        draws["stated"] = bases_with_elements(draw_bases(contract, dtype, profile, seed, key, 3 * profile.error_inputs))
+    implied = draw(shared)
+    same = (profile.budget, profile.error_inputs) == (shared.budget, shared.error_inputs)
+    stated = implied if same else draw(profile) if any(r.kind not in IMPLIED for r in rules) else []
     for r, rule in enumerate(rules):
-        bases = draws["implied" if rule.kind in IMPLIED else "stated"]
+        bases = implied if rule.kind in IMPLIED else stated
         wanted = cases_for(contract, rule, profile.error_inputs)
         made = 0
         for j in range(3 * wanted if bases else 0):

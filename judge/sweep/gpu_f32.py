@@ -283,7 +283,8 @@ def _i32(u: int) -> int:
 def _kernel_outputs(run: _Run, xb, shape):
     """The backend's outputs for the inputs with bits ``xb``, as a flat float32 device tensor."""
     if run.resident:
-        return resident_call(run.torch, run.backend, run.contract, xb, shape)
+        return resident_call(run.torch, run.backend, run.contract, [xb.view(run.torch.float32)], shape, "F32",
+                             "f32-sweep")
     y_host = _adapter_call(run.backend, run.contract, xb.cpu().numpy().view(np.float32), shape)
     return run.torch.from_numpy(y_host).to(xb.device)
 

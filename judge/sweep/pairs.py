@@ -227,21 +227,18 @@ def _chunk_resident(run: _Run, result: PairSweep, start: int, n: int, *, first: 
     if count:
         run.counts["unwritten"] += count
         run.counts.setdefault("unwritten_first", first_unwritten)
-    if run.fused is not None and run.fused.engine.where == "cuda":
+    if run.fused is None:
+        score_chunk(run, start, *_pair_bits(start, n), y.cpu().numpy().view(np.uint16))
+        return
+    from judge.sweep import fused_pairs
+
+    if run.fused.engine.where == "cuda":
         import cupy
 
-        from judge.sweep import fused_pairs
-
-        fused_pairs.score_chunk(run, run.fused, start, n, cupy.from_dlpack(y).view(cupy.uint16),
-                                describe_pair(dtype))
-        return
-    y_host = y.cpu().numpy().view(np.uint16)
-    if run.fused is not None:
-        from judge.sweep import fused_pairs
-
-        fused_pairs.score_chunk(run, run.fused, start, n, y_host, describe_pair(dtype))
+        y_bits = cupy.from_dlpack(y).view(cupy.uint16)
     else:
-        score_chunk(run, start, *_pair_bits(start, n), y_host)
+        y_bits = y.cpu().numpy().view(np.uint16)
+    fused_pairs.score_chunk(run, run.fused, start, n, y_bits, describe_pair(dtype))
 
 
 def score_chunk(run: _Run, start: int, a_bits, b_bits, y) -> None:
@@ -288,13 +285,19 @@ def _subnormal(bits: np.ndarray, fmt) -> np.ndarray:
     return ((bits & exponent) == 0) & ((bits & ((1 << fmt.mantissa_bits) - 1)) != 0)
 
 
-def _unwritten(run: _Run, y, a_bits, b_bits, start: int) -> None:
-    """Outputs still holding the poison, except where an input NaN carries the poison's payload
-    (a kernel that propagates it writes the poison back: indistinguishable, so not counted)."""
-    fmt = get_format(run.dtype)
-    poison = POISON_BITS[run.dtype]
+def held_poison(y, a_bits, b_bits, dtype: str):
+    """Where the outputs ``y`` still hold the poison, except where an input NaN carries the
+    poison's payload (a kernel that propagates it writes the poison back: indistinguishable, so
+    not counted). Elementwise on numpy arrays or torch tensors of the bits."""
+    fmt = get_format(dtype)
+    poison = POISON_BITS[dtype]
     keep = ~((1 << (fmt.bits - 1)) | (1 << (fmt.mantissa_bits - 1))) & ((1 << fmt.bits) - 1)
-    held = (y == poison) & ((a_bits & keep) != (poison & keep)) & ((b_bits & keep) != (poison & keep))
+    return (y == poison) & ((a_bits & keep) != (poison & keep)) & ((b_bits & keep) != (poison & keep))
+
+
+def _unwritten(run: _Run, y, a_bits, b_bits, start: int) -> None:
+    """Outputs still holding the poison (``held_poison``), counted with the first's pair number."""
+    held = held_poison(y, a_bits, b_bits, run.dtype)
     count = int(held.sum())
     if count:
         run.counts["unwritten"] += count

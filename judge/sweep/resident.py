@@ -1,4 +1,4 @@
-"""Kernel calls of the F32 sweep that stay on the GPU (``Backend.device_arrays == "dlpack"``).
+"""Kernel calls of the sweeps that stay on the GPU (the F32 sweep, the 16-bit pair sweep) (``Backend.device_arrays == "dlpack"``).
 
 The sweep's inputs are born on the device (an iota over bit patterns) and its reference and
 scoring run there; a backend that takes device-resident calls gets the inputs and a poisoned
@@ -11,32 +11,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from judge.api import KernelCall, TensorArg
+from judge.api import KernelCall, TensorArg, contiguous_strides
 from numerics.values import POISON_BITS
 
-POISON_F32 = POISON_BITS["F32"]
+
+def _signed(bits: int, width: int) -> int:
+    return bits - (1 << width) if bits >= 1 << (width - 1) else bits
 
 
-def _i32(u: int) -> int:
-    return u - (1 << 32) if u >= 1 << 31 else u
-
-
-def resident_call(torch, backend, contract, xb, shape):
-    """Run ``backend`` on the F32 inputs whose bits are the int32 device tensor ``xb``; return its
-    result as a flat float32 device tensor."""
-    x = xb.view(torch.float32)
-    out = torch.full((x.numel(),), _i32(POISON_F32), dtype=torch.int32, device=x.device).view(torch.float32)
-    call = KernelCall([TensorArg(x, shape, (1,), 0, "F32")], {}, [TensorArg(out, shape, (1,), 0, "F32")],
-                      ["F32"], "f32-sweep")
+def resident_call(torch, backend, contract, inputs, shape, dtype: str, label: str):
+    """Run ``backend`` on the flat device tensors ``inputs`` (of ``dtype``) as a call of ``shape``,
+    on a poisoned device output; return its result as a flat device tensor of ``dtype``."""
+    x = inputs[0]
+    width = 8 * x.element_size()
+    bits_kind = {16: torch.int16, 32: torch.int32, 64: torch.int64}[width]
+    out = torch.full((x.numel(),), _signed(POISON_BITS[dtype], width), dtype=bits_kind, device=x.device).view(x.dtype)
+    strides = contiguous_strides(shape)
+    call = KernelCall([TensorArg(t, shape, strides, 0, dtype) for t in inputs], {},
+                      [TensorArg(out, shape, strides, 0, dtype)], [dtype], label)
     result = backend.run(contract, call)
     if result is None:
         y = out
-    elif isinstance(result[0], np.ndarray):
-        y = torch.from_numpy(np.ascontiguousarray(result[0])).to(x.device)
+    elif isinstance(result[0], np.ndarray):  # a host result (cupy narrows BF16 there): uploaded
+        host = np.ascontiguousarray(result[0])
+        y = torch.from_numpy(host.view(f"int{width}")).to(x.device).view(x.dtype)
     else:
         y = torch.from_dlpack(result[0])
-    if y.dtype != torch.float32 or tuple(y.shape) != tuple(shape):
-        raise AssertionError(f"{backend.name} returned {y.dtype} {tuple(y.shape)}, expected float32 {shape}")
+    if y.dtype != x.dtype or tuple(y.shape) != tuple(shape):
+        raise AssertionError(f"{backend.name} returned {y.dtype} {tuple(y.shape)}, expected "
+                             f"{str(x.dtype).removeprefix('torch.')} {shape}")
     return y.reshape(-1)
 
 
