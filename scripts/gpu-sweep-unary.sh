@@ -21,10 +21,8 @@ PY=${PYTHON:-python3}
 OUT=${OUT:-reports/out/unary-sweep}
 mkdir -p "$OUT"
 
-# The CUDA unary contracts on the CUDA backends; the Vulkan elementwise contracts on kompute.
 cuda_file=${CUDA_CONTRACTS:-suites/fuel/unary-cuda.fkc.md}
-groups=("--contracts $cuda_file --kernel * --backend cuda|cuda")
-[ "${VULKAN:-1}" = 0 ] || groups+=("--kernel vulkan-elementwise.fkc.md::* --backend vulkan|vulkan")
+extra=("$@")
 
 sweep() {
     if [ "${VULKAN:-1}" = 0 ]; then
@@ -36,13 +34,16 @@ sweep() {
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 rc=0
-for group in "${groups[@]}"; do
-    IFS='|' read -r args name <<< "$group"
-    set -f; read -ra words <<< "$args"; set +f
+sweep_group() {  # NAME, then the arguments that choose its kernels and backends
+    local name=$1
+    shift
     echo "== $name: 16-bit sweeps, every BF16 and F16 input"
-    sweep "${words[@]}" --dtype BF16 --dtype F16 --processes "$(nproc)" --out "$OUT/$name-16bit" "$@" || rc=$?
+    sweep "$@" --dtype BF16 --dtype F16 --processes "$(nproc)" --out "$OUT/$name-16bit" "${extra[@]}" || rc=$?
     echo "== $name: F32 sweeps, every F32 input where the reference is certified"
-    sweep "${words[@]}" --dtype F32 --out "$OUT/$name-f32" "$@" || rc=$?
-done
+    sweep "$@" --dtype F32 --out "$OUT/$name-f32" "${extra[@]}" || rc=$?
+}
+# The CUDA unary contracts on the CUDA backends; the Vulkan elementwise contracts on kompute.
+sweep_group cuda --contracts "$cuda_file" --kernel '*' --backend cuda
+[ "${VULKAN:-1}" = 0 ] || sweep_group vulkan --kernel 'vulkan-elementwise.fkc.md::*' --backend vulkan
 echo "reports: $OUT/{cuda,vulkan}-{16bit,f32}/summary.md"
 exit "$rc"
