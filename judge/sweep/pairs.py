@@ -285,18 +285,11 @@ def _subnormal(bits: np.ndarray, fmt) -> np.ndarray:
     return ((bits & exponent) == 0) & ((bits & ((1 << fmt.mantissa_bits) - 1)) != 0)
 
 
-def held_poison(y, a_bits, b_bits, dtype: str):
-    """Where the outputs ``y`` still hold the poison, except where an input NaN carries the
-    poison's payload (a kernel that propagates it writes the poison back: indistinguishable, so
-    not counted). Elementwise on numpy arrays or torch tensors of the bits."""
-    fmt = get_format(dtype)
-    poison = POISON_BITS[dtype]
-    keep = ~((1 << (fmt.bits - 1)) | (1 << (fmt.mantissa_bits - 1))) & ((1 << fmt.bits) - 1)
-    return (y == poison) & ((a_bits & keep) != (poison & keep)) & ((b_bits & keep) != (poison & keep))
-
-
 def _unwritten(run: _Run, y, a_bits, b_bits, start: int) -> None:
-    """Outputs still holding the poison (``held_poison``), counted with the first's pair number."""
+    """Outputs still holding the poison (``resident_pairs.held_poison``), counted with the first's
+    pair number."""
+    from judge.sweep.resident_pairs import held_poison
+
     held = held_poison(y, a_bits, b_bits, run.dtype)
     count = int(held.sum())
     if count:

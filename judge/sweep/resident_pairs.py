@@ -11,6 +11,8 @@ kernel and the few pairs settled or cross-checked by the pure oracle.
 from __future__ import annotations
 
 from judge.sweep.resident import resident_call
+from numerics.formats import get_format
+from numerics.values import POISON_BITS
 
 TORCH_DTYPES = {"F16": "float16", "BF16": "bfloat16"}
 
@@ -36,11 +38,20 @@ def pair_call(torch, backend, contract, inputs, shape, dtype: str):
     return resident_call(torch, backend, contract, inputs, shape, dtype, "pair-sweep").contiguous().view(torch.int16)
 
 
+def held_poison(y, a_bits, b_bits, dtype: str):
+    """Where the outputs ``y`` still hold the poison, except where an input NaN carries the
+    poison's payload (a kernel that propagates it writes the poison back: indistinguishable, so
+    not counted). Elementwise on numpy arrays (the host path, ``judge.sweep.pairs``) or torch
+    tensors of the bits."""
+    fmt = get_format(dtype)
+    poison = POISON_BITS[dtype]
+    keep = ~((1 << (fmt.bits - 1)) | (1 << (fmt.mantissa_bits - 1))) & ((1 << fmt.bits) - 1)
+    return (y == poison) & ((a_bits & keep) != (poison & keep)) & ((b_bits & keep) != (poison & keep))
+
+
 def unwritten(torch, y16, start: int, dtype: str) -> tuple[int, int | None]:
     """(count, first pair number) of outputs still holding the poison
-    (``judge.sweep.pairs.held_poison``'s rule, on the device)."""
-    from judge.sweep.pairs import held_poison
-
+    (``held_poison``, on the device)."""
     p = pair_numbers(torch, y16.device, start, y16.numel())
     held = held_poison(y16.to(torch.int32) & 0xFFFF, p >> 16, p & 0xFFFF, dtype)
     count = int(held.sum())
