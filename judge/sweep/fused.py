@@ -180,6 +180,26 @@ def _stats(hist, vcount, vfirst, mism, over, key, real, real_idx, abs_max, rel_m
         abs_max=float(abs_max), rel_max=float(rel_max), missing=int(missing))
 
 
+def merge(a: ChunkStats, b: ChunkStats) -> ChunkStats:
+    """The totals of two disjoint sets of a chunk's elements (``score_listing``'s and
+    ``score_listed``'s), as one scoring of their union gives them: sums, the lowest first index,
+    and maxima with the lowest index on a tie."""
+    def first(u: int, v: int) -> int:
+        return v if u < 0 else u if v < 0 else min(u, v)
+
+    def top(u, v):
+        if u is None or v is None:
+            return v if u is None else u
+        return max(u, v, key=lambda t: (t[0], -t[1]))
+
+    return ChunkStats(
+        hist=a.hist + b.hist, vcount=[u + v for u, v in zip(a.vcount, b.vcount, strict=True)],
+        vfirst=[first(u, v) for u, v in zip(a.vfirst, b.vfirst, strict=True)],
+        mismatches={k: a.mismatches[k] + b.mismatches[k] for k in a.mismatches}, over=a.over + b.over,
+        worst=top(a.worst, b.worst), real=top(a.real, b.real), abs_max=max(a.abs_max, b.abs_max),
+        rel_max=max(a.rel_max, b.rel_max), missing=a.missing + b.missing)
+
+
 class TwinEngine:
     """The kernel's C code compiled for this CPU: the same element code, walked sequentially."""
 
@@ -192,6 +212,9 @@ class TwinEngine:
         self.lib.twin_near_boundary.argtypes = [ctypes.c_double, p]
         self.lib.twin_score_chunk.argtypes = [u64, u64, p, p, p, ctypes.c_uint32, p, p]
         self.lib.twin_classify.argtypes = [u64, p, p, p, p, p, p, p]
+        self.lib.twin_score_listing.restype = u64
+        self.lib.twin_score_listing.argtypes = [u64, u64, p, p, u64, p, p]
+        self.lib.twin_score_listed.argtypes = [u64, p, p, p, ctypes.c_uint32, p, p]
 
     def flag(self, start: int, n: int) -> np.ndarray:
         return twin_flags(self.lib, start, n)
@@ -214,6 +237,28 @@ class TwinEngine:
         st = Stats()
         self.lib.twin_score_chunk(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data,
                                   s_idx.size, hist.ctypes.data, ctypes.byref(st))
+        return stats_of(hist_of(hist, st), st)
+
+    def score_listing(self, start: int, n: int, y) -> tuple[ChunkStats, np.ndarray]:
+        """Every element scored but the flagged ones, and those (local indices, ascending)."""
+        y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint32))
+        out = np.zeros(SETTLE_CAP, np.uint32)
+        hist = np.zeros(HIST_BINS + 1, np.uint32)
+        st = Stats()
+        k = int(self.lib.twin_score_listing(start, n, y.ctypes.data, out.ctypes.data, SETTLE_CAP,
+                                            hist.ctypes.data, ctypes.byref(st)))
+        check_cap(k)
+        return stats_of(hist_of(hist, st), st), out[:k].copy()
+
+    def score_listed(self, start: int, y, idx: np.ndarray, bits: np.ndarray) -> ChunkStats:
+        """The listed elements ``idx`` (ascending) scored against their settled ``bits``."""
+        y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint32))
+        idx = np.ascontiguousarray(idx, dtype=np.uint32)
+        bits = np.ascontiguousarray(bits, dtype=np.uint32)
+        hist = np.zeros(HIST_BINS + 1, np.uint32)
+        st = Stats()
+        self.lib.twin_score_listed(start, y.ctypes.data, idx.ctypes.data, bits.ctypes.data, idx.size,
+                                   hist.ctypes.data, ctypes.byref(st))
         return stats_of(hist_of(hist, st), st)
 
     def classify(self, x, o, e, ref) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -242,6 +287,8 @@ class CudaEngine:
         self._flag = self.module.get_function("flag_chunk")
         self._score = self.module.get_function("score_chunk")
         self._ref_at = self.module.get_function("ref_at")
+        self._listing = self.module.get_function("score_listing")
+        self._listed = self.module.get_function("score_listed")
         self.buf = cupy.zeros(SETTLE_CAP, cupy.uint32)
         self.count = cupy.zeros(1, cupy.uint32)
 
@@ -267,6 +314,34 @@ class CudaEngine:
         self._score((blocks,), (self.THREADS,),
                     (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, si, sb,
                      np.uint32(si.size), *out))
+        return reduce_totals(cp, out)
+
+    def score_listing(self, start: int, n: int, y) -> tuple[ChunkStats, np.ndarray]:
+        """Every element scored but the flagged ones, and those (local indices, ascending)."""
+        cp = self.cp
+        y = cp.asarray(y).reshape(-1).view(cp.uint32)
+        blocks = (n + self.PER_BLOCK - 1) // self.PER_BLOCK
+        out = device_totals(cp, blocks)
+        self.count.fill(0)
+        self._listing((blocks,), (self.THREADS,),
+                      (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, self.buf, self.count,
+                       np.uint32(SETTLE_CAP), *out))
+        stats = reduce_totals(cp, out)
+        k = int(self.count.get()[0])
+        check_cap(k)
+        return stats, np.sort(cp.asnumpy(self.buf[:k]))
+
+    def score_listed(self, start: int, y, idx: np.ndarray, bits: np.ndarray) -> ChunkStats:
+        """The listed elements ``idx`` (ascending) scored against their settled ``bits``."""
+        cp = self.cp
+        y = cp.asarray(y).reshape(-1).view(cp.uint32)
+        k = int(idx.size)
+        blocks = max(1, (k + self.PER_BLOCK - 1) // self.PER_BLOCK)
+        out = device_totals(cp, blocks)
+        si = cp.asarray(np.ascontiguousarray(idx, dtype=np.uint32))
+        sb = cp.asarray(np.ascontiguousarray(bits, dtype=np.uint32))
+        self._listed((blocks,), (self.THREADS,),
+                     (np.uint64(start), np.uint64(self.PER_BLOCK), y, si, sb, np.uint32(k), *out))
         return reduce_totals(cp, out)
 
 

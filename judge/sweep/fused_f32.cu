@@ -1,7 +1,8 @@
 /* The fused F32 sweep: reference, certificate and rulebook, one element at a time.
  *
  * Compiled two ways from this one file:
- *   - by NVRTC (cupy.RawModule) for the GPU: kernels `flag_chunk`, `score_chunk`, `ref_at`;
+ *   - by NVRTC (cupy.RawModule) for the GPU: kernels `score_listing` and `score_listed` (the
+ *     sweep's), `flag_chunk` and `score_chunk` (the same scores in two passes), `ref_at`;
  *   - by the host C compiler for the CPU twin (tests, machines without a GPU): `twin_*`
  *     functions that walk the same per-element code sequentially.
  * Configuration comes as -D macros (judge/sweep/fused.py writes them from the contract):
@@ -15,9 +16,11 @@
  * The certificate (judge.sweep.f32_reference): the F64 function is within its documented error
  * (at most 2 F64 ulps) of the exact value; an element whose F64 result lies more than MARGIN
  * F64 ulps from every F32 rounding boundary rounds to the correctly rounded F32 result. The others
- * are *flagged*: `flag_chunk` lists them, the host settles them with the pure oracle, and
- * `score_chunk` scores them against the settled bits it is given. Every element is scored by the
- * same code, so nothing is merged afterwards.
+ * are *flagged*: `score_listing` scores every other element and lists these (a few per 2^28), the
+ * host settles them with the pure oracle, and `score_listed` scores them against the settled
+ * bits, into totals that add up exactly (sums, lowest firsts, maxima with the lowest index on a
+ * tie). Every element is scored by the same code (score_elem), once, and the reference is
+ * evaluated once per element. `flag_chunk` then `score_chunk` give the same totals in two passes.
  *
  * The per-element rules are judge.scoring.vector.classify's, in its order, for lo = None (the F64
  * reference stands in for the exact value), F32 outputs and one F32 input. Each failing "hit
@@ -79,6 +82,27 @@ DEV void score_step(Acc *a, u64 start, u64 i, const u32 *y, const u32 *s_idx, co
     acc_add(a, &el, i, hist);
 }
 
+/* Element i scored, unless its reference is flagged: then it is left for score_settled, once the
+ * host has settled it (returns 1). One evaluation of the reference per element. */
+DEV int score_or_list(Acc *a, u64 start, u64 i, const u32 *y, u32 *hist) {
+    u32 x = (u32)(start + i);
+    double ref = reference(x);
+    u32 e;
+    if (near_boundary(ref, &e)) return 1;
+    Elem el;
+    score_elem(x, y[i], e, ref, &el);
+    acc_add(a, &el, i, hist);
+    return 0;
+}
+
+/* Listed element i scored against its settled bits e. */
+DEV void score_settled(Acc *a, u64 start, u32 i, u32 e, const u32 *y, u32 *hist) {
+    u32 x = (u32)(start + i);
+    Elem el;
+    score_elem(x, y[i], e, reference(x), &el);
+    acc_add(a, &el, i, hist);
+}
+
 /* Whether input x is flagged (pass 1). */
 DEV int flag_step(u32 x) {
     u32 r;
@@ -119,6 +143,44 @@ extern "C" __global__ void score_chunk(u64 start, u64 n, u64 per_block, const u3
     acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
+/* The one-pass scorer: elements start .. start + n - 1 scored as score_chunk scores them, except
+ * the flagged ones, which are listed (local indices, in no order; count holds how many, out gets
+ * at most cap) and left out of the totals: score_listed adds them once settled. */
+extern "C" __global__ void score_listing(u64 start, u64 n, u64 per_block, const u32 *y, u32 *out, u32 *count,
+                                         u32 cap, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
+                                         double *reals, u64 *real_idx, double *abs_max, double *rel_max) {
+    __shared__ u32 sh_hist[HIST_BINS + 1];
+    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
+    __syncthreads();
+    u64 b0 = (u64)blockIdx.x * per_block;
+    u64 b1 = b0 + per_block < n ? b0 + per_block : n;
+    Acc a;
+    acc_init(&a);
+    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS) {
+        if (score_or_list(&a, start, i, y, sh_hist)) {
+            u32 k = atomicAdd(count, 1u);
+            if (k < cap) out[k] = (u32)i;
+        }
+    }
+    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
+}
+
+/* The listed elements idx[0 .. k - 1] (ascending) scored against their settled bits. */
+extern "C" __global__ void score_listed(u64 start, u64 per_block, const u32 *y, const u32 *idx,
+                                        const u32 *bits, u32 k, u64 *hist, u64 *counts, u64 *firsts,
+                                        u64 *keys, double *reals, u64 *real_idx, double *abs_max,
+                                        double *rel_max) {
+    __shared__ u32 sh_hist[HIST_BINS + 1];
+    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
+    __syncthreads();
+    u64 b0 = (u64)blockIdx.x * per_block;
+    u64 b1 = b0 + per_block < k ? b0 + per_block : k;
+    Acc a;
+    acc_init(&a);
+    for (u64 j = b0 + threadIdx.x; j < b1; j += THREADS) score_settled(&a, start, idx[j], bits[j], y, sh_hist);
+    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
+}
+
 #else /* the CPU twin */
 
 void twin_ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
@@ -134,6 +196,30 @@ void twin_score_chunk(u64 start, u64 n, const u32 *y, const u32 *s_idx, const u3
     Acc a;
     acc_init(&a);
     for (u64 i = 0; i < n; i++) score_step(&a, start, i, y, s_idx, s_bits, ns, hist);
+    acc_stats(&a, st);
+}
+
+/* The one-pass scorer over one chunk (score_listing): returns how many were listed (out, ascending,
+ * gets at most cap). */
+u64 twin_score_listing(u64 start, u64 n, const u32 *y, u32 *out, u64 cap, u32 *hist, Stats *st) {
+    Acc a;
+    acc_init(&a);
+    u64 k = 0;
+    for (u64 i = 0; i < n; i++) {
+        if (score_or_list(&a, start, i, y, hist)) {
+            if (k < cap) out[k] = (u32)i;
+            k++;
+        }
+    }
+    acc_stats(&a, st);
+    return k;
+}
+
+/* The listed elements scored against their settled bits (score_listed). */
+void twin_score_listed(u64 start, const u32 *y, const u32 *idx, const u32 *bits, u32 k, u32 *hist, Stats *st) {
+    Acc a;
+    acc_init(&a);
+    for (u32 j = 0; j < k; j++) score_settled(&a, start, idx[j], bits[j], y, hist);
     acc_stats(&a, st);
 }
 

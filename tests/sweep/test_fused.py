@@ -263,3 +263,54 @@ def test_the_fused_path_says_why_it_does_not_run(reference, monkeypatch):
     with pytest.raises(RuntimeError, match="no C compiler"):
         gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=[0x3F80], device="cpu", fused=True,
                           log=lambda m: None)
+
+
+@pytest.mark.parametrize("margin", (f32_reference.MARGIN_F64_ULPS, 1 << 27))
+@pytest.mark.parametrize("name", ("exp", "sin", "log"))
+def test_one_pass_and_its_settled_list_add_up_to_the_two_pass_totals(reference, name, margin):
+    """score_listing (every element but the flagged) merged with score_listed (the flagged, once
+    settled) gives score_chunk's totals for the whole chunk, field by field; the wide margin flags
+    most elements, so the merge of firsts, maxima and their tie-breaking is exercised."""
+    contract = _variant(reference(name), "ulp")
+    engine = _engine(contract, margin=margin)
+    rng = np.random.default_rng(7)
+    listed_total = 0
+    for start in (0x3F800000, 0x00000000, 0x7F7F0000, 0xBF000000):
+        n = 1 << 14
+        x = (start + np.arange(n, dtype=np.uint64)).astype(np.uint32)
+        _, e, _ = engine.ref_at(x.astype(np.uint64))
+        y = _mangled(x, e, rng)
+        flagged = engine.flag(start, n)
+        settled = (e[flagged].astype(np.int64) + rng.integers(-1, 2, flagged.size)).astype(np.uint32)
+        two_pass = engine.score(start, n, y, flagged, settled)
+        first, listed = engine.score_listing(start, n, y)
+        assert np.array_equal(listed, flagged)
+        one_pass = fused.merge(first, engine.score_listed(start, y, listed, settled))
+        assert dataclasses.asdict(one_pass).keys() == dataclasses.asdict(two_pass).keys()
+        for key, want in dataclasses.asdict(two_pass).items():
+            got = dataclasses.asdict(one_pass)[key]
+            assert np.array_equal(got, want) if isinstance(want, np.ndarray) else got == want, (start, key)
+        listed_total += flagged.size
+    assert margin < 1 << 20 or listed_total > (1 << 14)
+
+
+def test_a_merge_that_loses_the_listed_elements_is_caught(reference):
+    """The merge is held to something: scoring the listed elements and dropping them changes the
+    totals (the listed part is not empty at a wide margin)."""
+    engine = _engine(reference("exp"), margin=1 << 27)
+    start, n = 0x3F800000, 1 << 12
+    x = (start + np.arange(n, dtype=np.uint64)).astype(np.uint32)
+    _, e, _ = engine.ref_at(x.astype(np.uint64))
+    y = _mangled(x, e, np.random.default_rng(1))
+    flagged = engine.flag(start, n)
+    first, listed = engine.score_listing(start, n, y)
+    whole = engine.score(start, n, y, flagged, e[flagged])
+    assert first.vcount != whole.vcount and int(first.hist.sum()) < int(whole.hist.sum())
+    assert fused.merge(first, engine.score_listed(start, y, listed, e[listed])).vcount == whole.vcount
+
+
+@pytest.mark.parametrize("start,n", [(0, 16), (2**31 - 16, 16), (2**31, 16), (2**32 - 16, 16), (2**31 - 8, 16)])
+def test_the_input_patterns_of_a_chunk_are_its_bits_as_int32(start, n):
+    got = gpu_f32.bits_range(torch, start, n, "cpu")
+    assert got.dtype == torch.int32
+    assert got.numpy().view(np.uint32).tolist() == [(start + i) & 0xFFFFFFFF for i in range(n)]
