@@ -20,7 +20,7 @@ import ctypes
 import numpy as np
 
 from judge.scoring.rules import bound_kind
-from judge.sweep import fused
+from judge.sweep import fused, fused_totals
 from numerics.formats import get_format
 
 CROSS_CHECK = 64
@@ -95,13 +95,13 @@ class PairTwin:
     def score(self, start: int, n: int, y, settled):
         y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint16))
         s_idx, s_bits, s_hi, s_lo = settled
-        hist = np.zeros(fused.HIST_BINS + 1, np.uint32)
+        hist = np.zeros(fused_totals.HIST_BINS + 1, np.uint32)
         off, worst = _grids(self.side)
-        st = fused.Stats()
+        st = fused_totals.Stats()
         self.lib.twin_score_pairs(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data, s_hi.ctypes.data,
                                   s_lo.ctypes.data, s_idx.size, hist.ctypes.data, ctypes.byref(st),
                                   off.ctypes.data, worst.ctypes.data)
-        return fused.stats_of(fused.hist_of(hist, st), st), off.astype(np.int64), worst.astype(np.int64)
+        return fused_totals.stats_of(fused_totals.hist_of(hist, st), st), off.astype(np.int64), worst.astype(np.int64)
 
     def classify(self, p, o, e, hi, lo):
         arrays = [np.ascontiguousarray(a, dtype=np.uint32) for a in (p, o, e)]
@@ -145,13 +145,13 @@ class PairCuda:
         cp = self.cp
         y = cp.asarray(np.asarray(y).reshape(-1).view(np.uint16)) if isinstance(y, np.ndarray) else y
         blocks = (n + self.PER_BLOCK - 1) // self.PER_BLOCK
-        out = fused.device_totals(cp, blocks)
+        out = fused_totals.device_totals(cp, blocks)
         off, worst = cp.zeros(self.side * self.side, cp.uint64), cp.zeros(self.side * self.side, cp.uint64)
         s = [cp.asarray(a) for a in settled]
         self._score((blocks,), (self.THREADS,),
                     (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, s[0], s[1], s[2], s[3],
                      np.uint32(s[0].size), *out, off, worst))
-        return fused.reduce_totals(cp, out), cp.asnumpy(off).astype(np.int64), cp.asnumpy(worst).astype(np.int64)
+        return fused_totals.reduce_totals(cp, out), cp.asnumpy(off).astype(np.int64), cp.asnumpy(worst).astype(np.int64)
 
 
 def engine_for(where: str, contract, opdef, dtype: str):

@@ -263,7 +263,7 @@ def _sweep_chunk_fused(run: _Run, result: F32Sweep, start: int, n: int, *, first
     run.times["settle_s"] += time.perf_counter() - t
     t = time.perf_counter()
     if flagged.size:
-        from judge.sweep.fused import merge
+        from judge.sweep.fused_totals import merge
 
         stats = merge(stats, engine.score_listed(start, y, flagged, settled_bits))
     run.fused.add(run.tally, start, n, stats, run.fused.f32_element(start, settled, lambda i: int(y[i])),

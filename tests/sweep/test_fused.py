@@ -18,7 +18,7 @@ from judge.api import Backend
 from judge.scoring.rules import bound_kind
 from judge.scoring.tally import _subnormal
 from judge.scoring.vector import classify
-from judge.sweep import f32_reference, fused, fused_build, gpu_f32
+from judge.sweep import f32_reference, fused, fused_build, fused_totals, gpu_f32
 from numerics.formats import get_format
 
 torch = pytest.importorskip("torch")
@@ -112,16 +112,16 @@ def test_each_element_gets_the_hits_classify_gives_it(reference, name, kind):
     same = (o == e) | (np.isnan(o.view(np.float32)) & np.isnan(e.view(np.float32)))
     seen = set()
     for hit in cls.hits:
-        (v,) = [i for i, var in enumerate(fused.VARIANTS) if (var.check, var.order) == (hit.check, hit.order)
+        (v,) = [i for i, var in enumerate(fused_totals.VARIANTS) if (var.check, var.order) == (hit.check, hit.order)
                 and ("subnormal" != hit.check or _is_sub_variant(i, hit, bound_kind(contract, opdef)))]
         seen.add(v)
         want = np.asarray(hit.mask) & ~same
         got = (variants >> v) & 1 == 1
         assert np.array_equal(got, want), (hit.check, hit.order, np.flatnonzero(got != want)[:5])
     # no bit the rulebook does not set
-    for v in set(range(len(fused.VARIANTS))) - seen:
-        assert not ((variants >> v) & 1).any(), fused.VARIANTS[v]
-    for k, name_ in enumerate(fused.MISMATCHES):
+    for v in set(range(len(fused_totals.VARIANTS))) - seen:
+        assert not ((variants >> v) & 1).any(), fused_totals.VARIANTS[v]
+    for k, name_ in enumerate(fused_totals.MISMATCHES):
         mask = getattr(cls, name_)
         want = (np.asarray(mask) & ~same) if mask is not None else np.zeros(x.size, bool)
         assert np.array_equal((mism >> k) & 1 == 1, want), name_
@@ -285,7 +285,7 @@ def test_one_pass_and_its_settled_list_add_up_to_the_two_pass_totals(reference, 
         two_pass = engine.score(start, n, y, flagged, settled)
         first, listed = engine.score_listing(start, n, y)
         assert np.array_equal(listed, flagged)
-        one_pass = fused.merge(first, engine.score_listed(start, y, listed, settled))
+        one_pass = fused_totals.merge(first, engine.score_listed(start, y, listed, settled))
         assert dataclasses.asdict(one_pass).keys() == dataclasses.asdict(two_pass).keys()
         for key, want in dataclasses.asdict(two_pass).items():
             got = dataclasses.asdict(one_pass)[key]
@@ -306,7 +306,7 @@ def test_a_merge_that_loses_the_listed_elements_is_caught(reference):
     first, listed = engine.score_listing(start, n, y)
     whole = engine.score(start, n, y, flagged, e[flagged])
     assert first.vcount != whole.vcount and int(first.hist.sum()) < int(whole.hist.sum())
-    assert fused.merge(first, engine.score_listed(start, y, listed, e[listed])).vcount == whole.vcount
+    assert fused_totals.merge(first, engine.score_listed(start, y, listed, e[listed])).vcount == whole.vcount
 
 
 @pytest.mark.parametrize("start,n", [(0, 16), (2**31 - 16, 16), (2**31, 16), (2**32 - 16, 16), (2**31 - 8, 16)])

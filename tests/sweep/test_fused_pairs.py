@@ -13,7 +13,7 @@ import pytest
 from judge.api import Backend
 from judge.scoring.rules import bound_kind
 from judge.scoring.vector import classify
-from judge.sweep import fused, fused_pairs, pair_reference, pairs
+from judge.sweep import fused, fused_pairs, fused_totals, pair_reference, pairs
 from numerics.formats import get_format
 from numerics.rounding import float_spec
 from oracles.fast import pairs as fast_pairs
@@ -137,7 +137,7 @@ def test_each_pair_gets_the_hits_classify_gives_it(kernel, name, dtype, kind):
     same = (ob == eb) | (np.isnan(obs_f) & np.isnan(exp_f))
     sub_zero = {"exact": 3, "sanity": 14}.get(kind, 6)
     for hit in cls.hits:
-        (v,) = [i for i, var in enumerate(fused.VARIANTS) if (var.check, var.order) == (hit.check, hit.order)
+        (v,) = [i for i, var in enumerate(fused_totals.VARIANTS) if (var.check, var.order) == (hit.check, hit.order)
                 and (hit.check != "subnormal" or hit.order or i == sub_zero)]
         assert np.array_equal((variants >> v) & 1 == 1, np.asarray(hit.mask) & ~same), (hit.check, hit.order)
     both = ~np.isnan(obs_f) & ~np.isnan(exp_f)
