@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge import verdict
 from judge.expectations import CASES_FOLDER, CHECKS, Expectations, load_expectations
+from judge.verdict import COLLECTED_CASE
 
 #: The fingerprint keys a draft is scoped on (those present in the run's fingerprint): the
 #: library versions and what the library dispatched to, never the host's name or thread count.
@@ -64,9 +66,9 @@ def plan_baseline(runs: list[Run], expectations: Expectations) -> Plan:
     plan = Plan()
     for run in runs:
         for row in run.rows:
-            if row.verdict == "fail" and row.reason.startswith("stale expectation"):
+            if row.verdict == "fail" and "stale expectation" in row.reason:
                 _stale(plan, row, runs, expectations)
-            elif row.verdict in ("fail", "error"):
+            if row.verdict == "error" or (row.verdict == "fail" and not verdict.is_stale(row.reason)):
                 _draft(plan, row, run)
     return plan
 
@@ -85,23 +87,33 @@ def draft_scope(fingerprint: dict[str, str]) -> dict[str, str]:
 
 
 def _draft(plan: Plan, row, run: Run) -> None:
-    check = row.reason.split(":", 1)[0].strip()
     where = f"{row.kernel}[{row.backend}-{row.dtype}] in {run.folder}"
-    if row.verdict == "error" or check not in CHECKS:
-        plan.skipped.append(f"{where}: {row.verdict}, not a divergence of a check ({row.reason[:120]})")
-        return
-    table = {"kernel": row.kernel, "backend": row.backend, "dtype": row.dtype, "check": check,
-             "reason": f"TODO: say why. Seen: {row.reason[:300]}"}
-    scope = draft_scope(fingerprint_of_row(row))
-    if scope:
-        table["where"] = scope
-    case = run.folder / "cases" / f"{row.counterexample}.npz"
-    if row.counterexample and case.is_file():
-        table["case"] = row.counterexample
-        plan.cases[row.counterexample] = case
-    key = lambda t: (t["kernel"], t["backend"], t["dtype"], t["check"], json.dumps(t.get("where"), sort_keys=True))  # noqa: E731
-    if all(key(t) != key(table) for t in plan.drafts):
-        plan.drafts.append(table)
+    found = _collected_checks(row.reason) or [(row.reason.split(":", 1)[0].strip(), row.reason,
+                                               row.counterexample)]
+    for check, seen, case_id in found:
+        if row.verdict == "error" or check not in CHECKS:
+            plan.skipped.append(f"{where}: {row.verdict}, not a divergence of a check ({row.reason[:120]})")
+            return
+        table = {"kernel": row.kernel, "backend": row.backend, "dtype": row.dtype, "check": check,
+                 "reason": f"TODO: say why. Seen: {seen[:300]}"}
+        scope = draft_scope(fingerprint_of_row(row))
+        if scope:
+            table["where"] = scope
+        case = run.folder / "cases" / f"{case_id}.npz"
+        if case_id and case.is_file():
+            table["case"] = case_id
+            plan.cases[case_id] = case
+        key = lambda t: (t["kernel"], t["backend"], t["dtype"], t["check"], json.dumps(t.get("where"), sort_keys=True))  # noqa: E731
+        if all(key(t) != key(table) for t in plan.drafts):
+            plan.drafts.append(table)
+
+
+def _collected_checks(reason: str) -> list[tuple[str, str, str]]:
+    """(check, what was seen, case id) of each check a collecting audit's row names
+    (``judge.runner._collected``); [] for any other row."""
+    case = re.escape(COLLECTED_CASE).replace(re.escape("{}"), r"([\w.-]+)")
+    return [(m.group(1), m.group(0), m.group(2))
+            for m in re.finditer(rf"(\w+): [^;]*? {case}", reason)]
 
 
 def _stale(plan: Plan, row, runs: list[Run], expectations: Expectations) -> None:

@@ -98,6 +98,7 @@ class Setup:
     judge: Callable  # (setup, task) -> the judged item's result; module level, so it pickles
     died: Callable  # (setup, task) -> the result of an item whose harness worker died twice
     gpus: tuple[str, ...] = ()
+    collect: bool = False  # judge the whole budget, listing every unrecorded check (judge.runner)
 
 
 def run_items(setup: Setup, tasks: list[Task], jobs: int) -> Iterator[tuple[int, object]]:

@@ -78,8 +78,9 @@ def format_failure(item: Item, case: Case, findings: list[Finding], record: Case
 
 
 def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expectations | None = None,
-             database=None) -> ItemResult:
-    """Judge one item over generated cases; never raises for a conformance failure."""
+             database=None, collect: bool = False) -> ItemResult:
+    """Judge one item over generated cases; never raises for a conformance failure.
+    ``collect``: judge the whole budget, listing every unrecorded check met (``_collected``)."""
     import oracles
 
     t0 = time.perf_counter()
@@ -93,7 +94,7 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
     row.derived_bound = derived_bound(bound_kind(item.contract, opdef))
     search = Search(item, profile, seed, database, opdef, result,
                     verdict.known_divergences(expectations, item.contract, item.backend, item.dtype),
-                    invariance=_invariance(item, opdef, profile))
+                    invariance=_invariance(item, opdef, profile), collect=collect)
     try:
         with engine.shrink_cap(profile.shrink_seconds), engine.no_local_constants():
             search.run()
@@ -109,7 +110,9 @@ def run_item(item: Item, profile: Profile, *, seed: int = 0, expectations: Expec
         result.message = f"{item.nodeid}: the Judge could not run this item: {row.reason}"
     else:
         row.verdict, row.reason = verdict.decide([], search.expected, search.seen)
-        if verdict.is_stale(row.reason):
+        if search.collected:
+            _collected(result, item, search.collected, seed)
+        elif verdict.is_stale(row.reason):
             result.message = f"{item.nodeid}: {row.reason}"
     if search.ulps:
         arr = np.asarray(search.ulps, dtype=np.float64)
@@ -143,6 +146,26 @@ def _failed(result: ItemResult, item: Item, failing: tuple, seed: int) -> None:
     result.message = format_failure(item, case, findings, record)
     row.verdict, row.reason = verdict.decide(findings, {}, ())
     row.counterexample = record.case_id
+
+
+def _collected(result: ItemResult, item: Item, collected: dict, seed: int) -> None:
+    """A collecting search met unrecorded checks: the row fails naming each, with the first
+    case that showed it (kept, not shrunk), for ``judge baseline`` to draft them all at once."""
+    c, row = item.contract, result.row
+    parts, records = [], {}
+    stale = [row.reason] if verdict.is_stale(row.reason) else []
+    for check, (case, finding) in sorted(collected.items()):
+        rec = CaseRecord(c.kernel, c.file, item.backend.name, item.dtype, case.inputs, dict(case.params),
+                         check, finding.message, seed)
+        records.setdefault(rec.case_id, rec)
+        parts.append(f"{verdict.reason_of(finding)} {verdict.COLLECTED_CASE.format(rec.case_id)}")
+    first, *rest = records.values()
+    result.case = first
+    result.extra_cases.extend(rest)
+    row.verdict, row.reason, row.counterexample = "fail", "; ".join(parts + stale), first.case_id
+    result.message = (f"{c.file}:{c.location.line} {c.kernel} on {item.backend.name} ({item.dtype}) "
+                      f"broke its contract on {len(parts)} unrecorded check(s), each with the first "
+                      f"case that showed it (collected, not shrunk):\n" + "\n".join(f"  {p}" for p in parts))
 
 
 def empty_row(item: Item, seed: int) -> ResultRow:
@@ -200,7 +223,8 @@ def judge_task(setup, task) -> ItemResult:
     item = Item(setup.contracts[task.contract], setup.backends[task.backend], task.dtype)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations)
+        result = run_item(item, setup.profile, seed=setup.seed, expectations=setup.expectations,
+                          collect=setup.collect)
     seen = Counter(f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
                    for w in caught)
     result.warnings = [text if n == 1 else f"{text} (×{n})" for text, n in seen.items()]
@@ -218,7 +242,7 @@ def harness_died(setup, task) -> ItemResult:
 
 def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectations: Expectations | None = None,
               progress=None, cross: bool = False, unavailable: dict[str, str] | None = None,
-              jobs: int = 1, shard=None, journal=None, signals=None) -> AuditRun:
+              jobs: int = 1, shard=None, journal=None, signals=None, collect: bool = False) -> AuditRun:
     """Judge every registrable contract × backend × dtype (of ``shard``, a ``judge.parallel.Shard``,
     if given) in ``jobs`` worker processes; collect rows, cases and ULP samples in plan order.
 
@@ -250,7 +274,7 @@ def run_audit(contracts, backends, *, profile: Profile, seed: int = 0, expectati
             progress(rows[i])
     gpus = visible_gpus() if any(b.device == "cuda" for b in backends) else ()
     setup = Setup(tuple(used_contracts), tuple(backends), profile, seed, expectations,
-                  judge=judge_task, died=harness_died, gpus=gpus)
+                  judge=judge_task, died=harness_died, gpus=gpus, collect=collect)
 
     def finished_now(i: int, res: ItemResult) -> None:
         rows[i], results[i] = res.row, res

@@ -85,6 +85,10 @@ def split(findings, expected: dict[str, Expectation]) -> tuple[list, set[str]]:
     return unexpected, {f.check for f in findings if f.check in expected}
 
 
+# How a collecting search's row names the case of each check in its reason ("... (case ID)").
+COLLECTED_CASE = "(case {})"
+
+
 def reason_of(finding) -> str:
     """A finding's one-line reason, led by its check."""
     head = finding.message.splitlines()[0] if finding.message else ""

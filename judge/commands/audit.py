@@ -47,6 +47,7 @@ class AuditRequest:
     timeout: float | None = None  # per backend call; None: derived from the call's size
     shard: str | None = None  # "K/N"
     expectations: str | None = None  # the known divergences (default: suites/expectations.toml)
+    collect: bool = False  # judge every item's whole budget, listing each unrecorded check
 
     def identity(self) -> dict:
         """The options that decide what is judged and how (a journal's ``request``): not -j,
@@ -100,9 +101,13 @@ def audit_options(func=None, *, profile: str = "nightly"):
               help="Finish the interrupted audit whose outputs are in DIR: judge only the items "
                    "its journal (DIR/journal/) lacks, with the options it ran with (-j may "
                    "change), then write every output to DIR as an uninterrupted run would.")
+@click.option("--collect", is_flag=True,
+              help="Judge each item's whole budget: a failing check does not end its search, and "
+                   "the row names every unrecorded check it met, each with the first case that "
+                   "showed it (not shrunk), so `judge baseline` drafts them all in one step.")
 @click.pass_context
 def command(ctx, backends, contracts, profile, seed, plugins, out, cross, jobs, timeout, shard,
-            expectations, resume) -> None:
+            expectations, resume, collect) -> None:
     """Run the precision audit and write results.{parquet,csv,json}, summary.md, report.html
     and cases/ under --out. Backend calls run in sandboxed worker processes: a kernel that
     crashes or hangs makes its row an error and the audit goes on.
@@ -111,7 +116,7 @@ def command(ctx, backends, contracts, profile, seed, plugins, out, cross, jobs, 
     run: the outputs of the finished items are written, marked incomplete, and the exit code
     is 2; `judge audit --resume DIR` then judges only what is missing."""
     request = AuditRequest(tuple(backends), contracts, profile, seed, tuple(plugins), out, cross,
-                           jobs, timeout, shard, expectations)
+                           jobs, timeout, shard, expectations, collect)
     if resume is not None:
         request = resumed_request(ctx, request, resume)
     loaded = load_contracts(request.contracts)
@@ -227,7 +232,7 @@ def run_and_write(request: AuditRequest, contracts: list, *, resume: bool = Fals
     try:
         run, paths = judge_and_write(request, contracts, chosen, journal, total,
                                      expectations=expectations, unavailable=missing, jobs=jobs,
-                                     shard=shard)
+                                     shard=shard, collect=request.collect)
     finally:
         journal.close()
     report_warnings(journal)

@@ -52,6 +52,11 @@ class Search:
     ulps: list[int] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=lambda: {"backend": 0.0, "oracle": 0.0})
     running: Case | None = None  # what a dying worker was running
+    # Collecting (``judge audit --collect``): an unexpected finding does not end the search; the
+    # first case of each failing check is kept instead, so the whole budget runs, on the cases a
+    # run with all of them recorded would draw.
+    collect: bool = False
+    collected: dict = field(default_factory=dict)  # check -> (first case, its finding)
     failing: tuple | None = None  # (case, unexpected findings) of the first failing case
     worst: tuple[int, Case] | None = None  # (ULP, case) of the worst-ULP element so far
     paths: Counter = field(default_factory=Counter)  # fast path -> cases that took it
@@ -86,16 +91,23 @@ class Search:
         if not case.long:  # a long case has a search of its own, never a target
             engine.aim(outcome.score.aim())
         if unexpected:
+            self.fail(case, unexpected)
+
+    def fail(self, case: Case, unexpected: list) -> None:
+        """``case`` broke a promise no entry records: the search ends there, or, collecting,
+        the first case of each such check is kept and the search goes on."""
+        if not self.collect:
             self.failing = (case, unexpected)
             raise JudgeFailure(unexpected[0].message)
+        for f in unexpected:
+            self.collected.setdefault(f.check, (case, f))
 
     def grid(self) -> None:
         """The special-value grid: one deterministic case beside the search (judge.drivers.grid)."""
         failing = grid.judge_grid(self.item.contract, self.item.backend, self.item.dtype, self.opdef,
                                   self.repeats, self.expected, self.judge)
         if failing is not None:
-            self.failing = failing
-            raise JudgeFailure(failing[1][0].message)
+            self.fail(*failing)
 
     def errors(self) -> None:
         """The error inputs: cases the kernel must refuse (judge.drivers.invalid)."""
@@ -111,8 +123,9 @@ class Search:
                                            self.profile, item_seed(item, self.seed + extra), item.key,
                                            self.expected, self.seen)
             if failing is not None:
-                self.failing = failing
-                raise JudgeFailure(failing[1][0].message)
+                self.fail(*failing)
+                if self.collect:
+                    break
             if CHECK not in self.expected or CHECK in self.seen:
                 break
 

@@ -100,3 +100,43 @@ def test_a_stale_entry_still_shown_by_another_run_is_narrowed_to_that_run(tmp_pa
     # alone, the stale run proposes removal
     plan = plan_baseline([Run(tmp_path / "a", [avx2], {})], entries)
     assert [e.kernel for e in plan.removals] == ["gelu_erf"] and not plan.narrowings
+
+
+def test_a_collecting_audit_drafts_every_unrecorded_check_of_a_row_at_once(tmp_path, cli, make_suite):
+    """A backend with two unrelated bugs on one row: a plain audit names the first check only
+    (its search ends there), `--collect` names both, each with the first case that showed it;
+    baseline drafts both with their cases, and with them written the plain audit is green."""
+    make_suite(tmp_path / "contracts", "elementwise-binary.fkc.md", ("maximum_elementwise_cpu",))
+    exp = tmp_path / "suites" / "expectations.toml"
+    exp.parent.mkdir()
+    exp.write_text("")
+
+    def audit(out, *extra):
+        return cli(tmp_path, "judge", "audit", f"--plugin={BROKEN}", "--backend=broken-two-bugs-f32",
+                   "--contracts=contracts", "--profile=ci", "-j", "1", f"--out={tmp_path / out}",
+                   f"--expectations={exp}", *extra)
+
+    def f32_row(out):
+        rows = json.loads((tmp_path / out / "results.json").read_text())["rows"]
+        return next(r for r in rows if r["dtype"] == "F32")
+
+    assert audit("plain").returncode == 1
+    plain = f32_row("plain")
+    assert plain["reason"].split(":")[0] in ("nan", "signed_zero") and "(case " not in plain["reason"]
+    collecting = audit("collect", "--collect")
+    assert collecting.returncode == 1, collecting.stderr
+    row = f32_row("collect")
+    named = {part.split(":")[0]: part.rsplit("(case ", 1)[1].rstrip(")") for part in row["reason"].split("; ")}
+    assert set(named) == {"nan", "signed_zero"}, row["reason"]
+    for case_id in named.values():
+        assert (tmp_path / "collect" / "cases" / f"{case_id}.npz").is_file()
+
+    written = cli(tmp_path, "judge", "baseline", str(tmp_path / "collect"), f"--expectations={exp}", "--write")
+    assert written.returncode == 0 and "2 draft(s), 0 removal(s)" in written.stderr, written.stderr
+    entries = load_expectations(exp).entries
+    assert {(e.check, e.case) for e in entries} == set(named.items())
+    assert all(Path(e.case_file).is_file() for e in entries)
+
+    again = audit("again")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f32_row("again")["verdict"] == "xfail"

@@ -138,6 +138,18 @@ class WrongNanRuleF32(MiniCpu):
         return super().compute(contract, call, xs)
 
 
+class TwoBugsF32(WrongNanRuleF32):
+    """Two unrelated bugs on F32: maximum's NaN-as-missing, and every zero output written +0."""
+
+    name = "broken-two-bugs-f32"
+
+    def compute(self, contract, call, xs):
+        r = np.array(super().compute(contract, call, xs))
+        if r.dtype == np.float32:
+            r[r == 0] = 0
+        return r
+
+
 class WrongTieRule(MiniCpu):
     name = "broken-tie-rule"
 
@@ -334,5 +346,5 @@ BROKEN = (
     WrongReduceDims, HalfAccumulation, ErfGelu,
 )
 
-for _cls in (MiniCpu, WrongNanRuleF32, RepeatsOneUlp, SequentialSum, BatchOrderSum, *BROKEN):
+for _cls in (MiniCpu, WrongNanRuleF32, TwoBugsF32, RepeatsOneUlp, SequentialSum, BatchOrderSum, *BROKEN):
     judge.register_backend(_cls())
