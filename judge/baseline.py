@@ -112,7 +112,7 @@ def _collected_checks(reason: str) -> list[tuple[str, str, str]]:
     """(check, what was seen, case id) of each check a collecting audit's row names
     (``judge.runner._collected``); [] for any other row."""
     case = re.escape(COLLECTED_CASE).replace(re.escape("{}"), r"([\w.-]+)")
-    return [(m.group(1), m.group(0), m.group(2))
+    return [(m.group(1), m.group(0)[:m.start(2) - m.start(0)].rsplit(" (", 1)[0], m.group(2))
             for m in re.finditer(rf"(\w+): [^;]*? {case}", reason)]
 
 
