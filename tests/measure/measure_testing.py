@@ -80,17 +80,22 @@ class KnownCost(judge.Backend):
     device = "cpu"
 
     def __init__(self, overhead_ns: float, per_element_ns: float, *, via_timed: bool = False,
-                 name: str = "known-cost") -> None:
+                 name: str = "known-cost", jitter: float = 0.0) -> None:
         self.name = name
         self.overhead_ns = overhead_ns
         self.per_element_ns = per_element_ns
         self.via_timed = via_timed
+        # each call's wait scaled by 1 + jitter * u, u uniform in [-1, 1]: the call-to-call
+        # variation of a real kernel, which a bare sleeper lacks
+        self.jitter = jitter
+        self._rng = np.random.default_rng(0)
 
     def supports(self, contract, dtypes):
         return True
 
     def _wait(self, n: int) -> None:
-        wait_ns(self.overhead_ns + self.per_element_ns * n)
+        scale = 1.0 + self.jitter * self._rng.uniform(-1.0, 1.0) if self.jitter else 1.0
+        wait_ns((self.overhead_ns + self.per_element_ns * n) * scale)
 
     def run(self, contract, call):
         self._wait(call.inputs[0].size)
