@@ -90,20 +90,20 @@ def _draft(plan: Plan, row, run: Run) -> None:
     where = f"{row.kernel}[{row.backend}-{row.dtype}] in {run.folder}"
     found = _collected_checks(row.reason) or [(row.reason.split(":", 1)[0].strip(), row.reason,
                                                row.counterexample)]
+    if row.verdict == "error" or any(check not in CHECKS for check, _, _ in found):
+        plan.skipped.append(f"{where}: {row.verdict}, not a divergence of a check ({row.reason[:120]})")
+        return
+    scope = draft_scope(fingerprint_of_row(row))
+    key = lambda t: (t["kernel"], t["backend"], t["dtype"], t["check"], json.dumps(t.get("where"), sort_keys=True))  # noqa: E731
     for check, seen, case_id in found:
-        if row.verdict == "error" or check not in CHECKS:
-            plan.skipped.append(f"{where}: {row.verdict}, not a divergence of a check ({row.reason[:120]})")
-            return
         table = {"kernel": row.kernel, "backend": row.backend, "dtype": row.dtype, "check": check,
                  "reason": f"TODO: say why. Seen: {seen[:300]}"}
-        scope = draft_scope(fingerprint_of_row(row))
         if scope:
             table["where"] = scope
         case = run.folder / "cases" / f"{case_id}.npz"
         if case_id and case.is_file():
             table["case"] = case_id
             plan.cases[case_id] = case
-        key = lambda t: (t["kernel"], t["backend"], t["dtype"], t["check"], json.dumps(t.get("where"), sort_keys=True))  # noqa: E731
         if all(key(t) != key(table) for t in plan.drafts):
             plan.drafts.append(table)
 

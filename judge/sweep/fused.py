@@ -106,14 +106,10 @@ class TwinEngine:
         u64, p = ctypes.c_uint64, ctypes.c_void_p
         self.lib.twin_ref_at.argtypes = [p, u64, p, p, p]
         self.lib.twin_near_boundary.argtypes = [ctypes.c_double, p]
-        self.lib.twin_score_chunk.argtypes = [u64, u64, p, p, p, ctypes.c_uint32, p, p]
         self.lib.twin_classify.argtypes = [u64, p, p, p, p, p, p, p]
         self.lib.twin_score_listing.restype = u64
         self.lib.twin_score_listing.argtypes = [u64, u64, p, p, u64, p, p]
         self.lib.twin_score_listed.argtypes = [u64, p, p, p, ctypes.c_uint32, p, p]
-
-    def flag(self, start: int, n: int) -> np.ndarray:
-        return twin_flags(self.lib, start, n)
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x = np.ascontiguousarray(x, dtype=np.uint64)
@@ -124,16 +120,6 @@ class TwinEngine:
     def near_boundary(self, ref: float) -> tuple[bool, int]:
         bits = ctypes.c_uint32()
         return bool(self.lib.twin_near_boundary(ref, ctypes.byref(bits))), bits.value
-
-    def score(self, start: int, n: int, y, s_idx: np.ndarray, s_bits: np.ndarray) -> ChunkStats:
-        y = np.ascontiguousarray(np.asarray(y).reshape(-1).view(np.uint32))
-        s_idx = np.ascontiguousarray(s_idx, dtype=np.uint32)
-        s_bits = np.ascontiguousarray(s_bits, dtype=np.uint32)
-        hist = np.zeros(HIST_BINS + 1, np.uint32)
-        st = Stats()
-        self.lib.twin_score_chunk(start, n, y.ctypes.data, s_idx.ctypes.data, s_bits.ctypes.data,
-                                  s_idx.size, hist.ctypes.data, ctypes.byref(st))
-        return stats_of(hist_of(hist, st), st)
 
     def score_listing(self, start: int, n: int, y) -> tuple[ChunkStats, np.ndarray]:
         """Every element scored but the flagged ones, and those (local indices, ascending)."""
@@ -180,16 +166,11 @@ class CudaEngine:
 
         self.cp = cupy
         self.module = nvrtc_module("fused_f32.cu", defs)
-        self._flag = self.module.get_function("flag_chunk")
-        self._score = self.module.get_function("score_chunk")
         self._ref_at = self.module.get_function("ref_at")
         self._listing = self.module.get_function("score_listing")
         self._listed = self.module.get_function("score_listed")
         self.buf = cupy.zeros(SETTLE_CAP, cupy.uint32)
         self.count = cupy.zeros(1, cupy.uint32)
-
-    def flag(self, start: int, n: int) -> np.ndarray:
-        return cuda_flags(self, start, n)
 
     def ref_at(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cp = self.cp
@@ -199,18 +180,6 @@ class CudaEngine:
         if n:
             self._ref_at(((n + 255) // 256,), (256,), (xs, np.uint64(n), ref, bits, flag))
         return cp.asnumpy(ref), cp.asnumpy(bits), cp.asnumpy(flag).astype(bool)
-
-    def score(self, start: int, n: int, y, s_idx: np.ndarray, s_bits: np.ndarray) -> ChunkStats:
-        cp = self.cp
-        y = cp.asarray(y).reshape(-1).view(cp.uint32)
-        blocks = (n + self.PER_BLOCK - 1) // self.PER_BLOCK
-        out = device_totals(cp, blocks)
-        si = cp.asarray(np.ascontiguousarray(s_idx, dtype=np.uint32))
-        sb = cp.asarray(np.ascontiguousarray(s_bits, dtype=np.uint32))
-        self._score((blocks,), (self.THREADS,),
-                    (np.uint64(start), np.uint64(n), np.uint64(self.PER_BLOCK), y, si, sb,
-                     np.uint32(si.size), *out))
-        return reduce_totals(cp, out)
 
     def score_listing(self, start: int, n: int, y) -> tuple[ChunkStats, np.ndarray]:
         """Every element scored but the flagged ones, and those (local indices, ascending)."""

@@ -1,8 +1,7 @@
 /* The fused F32 sweep: reference, certificate and rulebook, one element at a time.
  *
  * Compiled two ways from this one file:
- *   - by NVRTC (cupy.RawModule) for the GPU: kernels `score_listing` and `score_listed` (the
- *     sweep's), `flag_chunk` and `score_chunk` (the same scores in two passes), `ref_at`;
+ *   - by NVRTC (cupy.RawModule) for the GPU: kernels `score_listing`, `score_listed`, `ref_at`;
  *   - by the host C compiler for the CPU twin (tests, machines without a GPU): `twin_*`
  *     functions that walk the same per-element code sequentially.
  * Configuration comes as -D macros (judge/sweep/fused.py writes them from the contract):
@@ -20,7 +19,7 @@
  * host settles them with the pure oracle, and `score_listed` scores them against the settled
  * bits, into totals that add up exactly (sums, lowest firsts, maxima with the lowest index on a
  * tie). Every element is scored by the same code (score_elem), once, and the reference is
- * evaluated once per element. `flag_chunk` then `score_chunk` give the same totals in two passes.
+ * evaluated once per element.
  *
  * The per-element rules are judge.scoring.vector.classify's, in its order, for lo = None (the F64
  * reference stands in for the exact value), F32 outputs and one F32 input. Each failing "hit
@@ -65,23 +64,6 @@ DEV void score_elem(u32 x, u32 o, u32 e, double ref, Elem *el) {
     score_one(o, e, ref, 0.0, 8, 23, fmt_subnormal(x, 8, 23), el);
 }
 
-/* Element i of the chunk from `start`, scored against output y[i] and added to a: the flagged
- * ones against the host's settled bits (a flagged one it lacks counts as missing). */
-DEV void score_step(Acc *a, u64 start, u64 i, const u32 *y, const u32 *s_idx, const u32 *s_bits, u32 ns,
-                    u32 *hist) {
-    u32 x = (u32)(start + i);
-    double ref = reference(x);
-    u32 e;
-    if (near_boundary(ref, &e)) {
-        i64 k = settled_at((u32)i, s_idx, ns);
-        if (k >= 0) e = s_bits[k];
-        else a->c[NVARIANTS + NMISM + 1]++;
-    }
-    Elem el;
-    score_elem(x, y[i], e, ref, &el);
-    acc_add(a, &el, i, hist);
-}
-
 /* Element i scored, unless its reference is flagged: then it is left for score_settled, once the
  * host has settled it (returns 1). One evaluation of the reference per element. */
 DEV int score_or_list(Acc *a, u64 start, u64 i, const u32 *y, u32 *hist) {
@@ -103,19 +85,11 @@ DEV void score_settled(Acc *a, u64 start, u32 i, u32 e, const u32 *y, u32 *hist)
     acc_add(a, &el, i, hist);
 }
 
-/* Whether input x is flagged (pass 1). */
-DEV int flag_step(u32 x) {
-    u32 r;
-    return near_boundary(reference(x), &r);
-}
-
 /* The reference at listed input x: F64 value, rounded bits, flag. */
 DEV void ref_step(u32 x, double *ref, u32 *bits, u32 *flag) {
     *ref = reference(x);
     *flag = near_boundary(*ref, bits);
 }
-
-#include "fused_passes.h" /* pass 1: flag_chunk, twin_flag_chunk */
 
 #ifdef JUDGE_GPU
 
@@ -125,26 +99,9 @@ extern "C" __global__ void ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u
     if (i < n) ref_step((u32)x[i], &ref[i], &bits[i], &flag[i]);
 }
 
-/* Pass 2: score elements start .. start + n - 1 against outputs y; each block takes `per_block`
- * consecutive elements and writes its partial sums and extremes; hist and counts by atomics. */
-extern "C" __global__ void score_chunk(u64 start, u64 n, u64 per_block, const u32 *y,
-                                       const u32 *s_idx, const u32 *s_bits, u32 ns,
-                                       u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
-                                       double *reals, u64 *real_idx, double *abs_max, double *rel_max) {
-    __shared__ u32 sh_hist[HIST_BINS + 1];
-    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
-    __syncthreads();
-    u64 b0 = (u64)blockIdx.x * per_block;
-    u64 b1 = b0 + per_block < n ? b0 + per_block : n;
-    Acc a;
-    acc_init(&a);
-    for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS)
-        score_step(&a, start, i, y, s_idx, s_bits, ns, sh_hist);
-    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
-}
-
-/* The one-pass scorer: elements start .. start + n - 1 scored as score_chunk scores them, except
- * the flagged ones, which are listed (local indices, in no order; count holds how many, out gets
+/* Elements start .. start + n - 1 scored against outputs y, each block taking `per_block`
+ * consecutive elements (its partial sums and extremes written per block, hist and counts by
+ * atomics), except the flagged ones, which are listed (local indices, in no order; count holds how many, out gets
  * at most cap) and left out of the totals: score_listed adds them once settled. */
 extern "C" __global__ void score_listing(u64 start, u64 n, u64 per_block, const u32 *y, u32 *out, u32 *count,
                                          u32 cap, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
@@ -189,15 +146,6 @@ void twin_ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
 
 /* The flag of one F64 value (tests of the certificate). */
 int twin_near_boundary(double ref, u32 *bits) { return near_boundary(ref, bits); }
-
-/* Pass 2 over one chunk: bins 2 and up in hist, the rest in st. */
-void twin_score_chunk(u64 start, u64 n, const u32 *y, const u32 *s_idx, const u32 *s_bits, u32 ns,
-                      u32 *hist, Stats *st) {
-    Acc a;
-    acc_init(&a);
-    for (u64 i = 0; i < n; i++) score_step(&a, start, i, y, s_idx, s_bits, ns, hist);
-    acc_stats(&a, st);
-}
 
 /* The one-pass scorer over one chunk (score_listing): returns how many were listed (out, ascending,
  * gets at most cap). */

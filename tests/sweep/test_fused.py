@@ -265,48 +265,45 @@ def test_the_fused_path_says_why_it_does_not_run(reference, monkeypatch):
                           log=lambda m: None)
 
 
-@pytest.mark.parametrize("margin", (f32_reference.MARGIN_F64_ULPS, 1 << 27))
 @pytest.mark.parametrize("name", ("exp", "sin", "log"))
-def test_one_pass_and_its_settled_list_add_up_to_the_two_pass_totals(reference, name, margin):
-    """score_listing (every element but the flagged) merged with score_listed (the flagged, once
-    settled) gives score_chunk's totals for the whole chunk, field by field; the wide margin flags
-    most elements, so the merge of firsts, maxima and their tie-breaking is exercised."""
+def test_the_one_pass_lists_exactly_the_elements_its_certificate_flags(reference, name):
+    """score_listing leaves out of its totals exactly the elements ref_at flags, and lists them;
+    at a margin of 2^27 F64 ulps most elements are listed, and score_listed's totals of them
+    hold the rest of the chunk's hits."""
     contract = _variant(reference(name), "ulp")
-    engine = _engine(contract, margin=margin)
     rng = np.random.default_rng(7)
-    listed_total = 0
-    for start in (0x3F800000, 0x00000000, 0x7F7F0000, 0xBF000000):
-        n = 1 << 14
-        x = (start + np.arange(n, dtype=np.uint64)).astype(np.uint32)
-        _, e, _ = engine.ref_at(x.astype(np.uint64))
-        y = _mangled(x, e, rng)
-        flagged = engine.flag(start, n)
-        settled = (e[flagged].astype(np.int64) + rng.integers(-1, 2, flagged.size)).astype(np.uint32)
-        two_pass = engine.score(start, n, y, flagged, settled)
-        first, listed = engine.score_listing(start, n, y)
-        assert np.array_equal(listed, flagged)
-        one_pass = fused_totals.merge(first, engine.score_listed(start, y, listed, settled))
-        assert dataclasses.asdict(one_pass).keys() == dataclasses.asdict(two_pass).keys()
-        for key, want in dataclasses.asdict(two_pass).items():
-            got = dataclasses.asdict(one_pass)[key]
-            assert np.array_equal(got, want) if isinstance(want, np.ndarray) else got == want, (start, key)
-        listed_total += flagged.size
-    assert margin < 1 << 20 or listed_total > (1 << 14)
+    for margin in (f32_reference.MARGIN_F64_ULPS, 1 << 27):
+        engine = _engine(contract, margin=margin)
+        listed_total = listed_hits = 0
+        for start in (0x3F800000, 0x00000000, 0x7F7F0000, 0xBF000000):
+            n = 1 << 14
+            x = (start + np.arange(n, dtype=np.uint64)).astype(np.uint32)
+            _, e, flag = engine.ref_at(x.astype(np.uint64))
+            y = _mangled(x, e, rng)
+            first, listed = engine.score_listing(start, n, y)
+            assert np.array_equal(listed, np.flatnonzero(flag)), (margin, start)
+            listed_hits += sum(engine.score_listed(start, y, listed, e[listed]).vcount)
+            listed_total += listed.size
+        assert margin < 1 << 20 or (listed_total > (1 << 14) and listed_hits > 0)
 
 
-def test_a_merge_that_loses_the_listed_elements_is_caught(reference):
-    """The merge is held to something: scoring the listed elements and dropping them changes the
-    totals (the listed part is not empty at a wide margin)."""
-    engine = _engine(reference("exp"), margin=1 << 27)
-    start, n = 0x3F800000, 1 << 12
-    x = (start + np.arange(n, dtype=np.uint64)).astype(np.uint32)
-    _, e, _ = engine.ref_at(x.astype(np.uint64))
-    y = _mangled(x, e, np.random.default_rng(1))
-    flagged = engine.flag(start, n)
-    first, listed = engine.score_listing(start, n, y)
-    whole = engine.score(start, n, y, flagged, e[flagged])
-    assert first.vcount != whole.vcount and int(first.hist.sum()) < int(whole.hist.sum())
-    assert fused_totals.merge(first, engine.score_listed(start, y, listed, e[listed])).vcount == whole.vcount
+def test_a_merge_that_drops_the_listed_elements_is_caught(reference, monkeypatch):
+    """The fused sweep at a margin that flags most elements, with a merge that keeps only the
+    first pass's totals: it no longer tallies what the array passes tally."""
+    contract = reference("exp")
+    _same_reference(monkeypatch, contract)
+    wide = fused.engine_for("cpu", fused.defines(contract, _opdef(contract), margin=1 << 27))
+    real = fused.FusedScorer.__init__
+
+    def with_wide_margin(self, contract, opdef, where, *, engine=None):
+        real(self, contract, opdef, where, engine=wide)
+
+    monkeypatch.setattr(fused.FusedScorer, "__init__", with_wide_margin)
+    monkeypatch.setattr(fused_totals, "merge", lambda first, listed: first)
+    backend = Mangling(torch.exp)
+    a, f = (gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=[0x3F80], device="cpu", fused=flag,
+                              log=lambda m: None) for flag in (False, True))
+    assert [d for d in _same_sweep(a, f) if not d.startswith("metric settled:")] != []
 
 
 @pytest.mark.parametrize("start,n", [(0, 16), (2**31 - 16, 16), (2**31, 16), (2**32 - 16, 16), (2**31 - 8, 16)])
