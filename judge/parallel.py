@@ -151,6 +151,10 @@ def judge_all(setup: Setup, tasks: list[Task], jobs: int, finished: Callable,
                 if done is None:
                     return None
                 finished(*done)
+                if signals is not None and signals.received:
+                    # its Interrupted was raised where it is swallowed (a gc callback, a __del__):
+                    # the judging stops here all the same
+                    return signal.Signals(signals.received[0]).name
     except Interrupted as stop:
         return stop.signal
 

@@ -109,3 +109,29 @@ def test_workers_share_the_cores_out_unless_the_environment_says(monkeypatch):
     parallel._start_worker(setup, slots, parallel.worker_threads(8))
     assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == "2"
     assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def _swallowing_judge(setup, task):
+    """Item 1 takes SIGINT where its Interrupted is swallowed, as in a gc callback."""
+    import os
+    import signal
+
+    from judge.parallel import Interrupted
+
+    if task.index == 1:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except Interrupted:
+            pass
+    return task.index
+
+
+def test_a_signal_whose_interrupt_was_swallowed_still_stops_the_judging_after_that_item():
+    from judge.parallel import Setup, StopSignals, Task, judge_all
+
+    setup = Setup((), (), None, 0, None, judge=_swallowing_judge, died=_swallowing_judge)
+    done = []
+    with StopSignals() as signals:
+        stopped = judge_all(setup, [Task(i, 0, 0, "F32") for i in range(5)], 1,
+                            lambda i, result: done.append(result), signals)
+    assert stopped == "SIGINT" and done == [0, 1]

@@ -197,10 +197,9 @@ def test_a_fused_sweep_tallies_what_the_array_passes_tally(reference, name, kind
     assert runs[1].row.verdict == "fail" or kind == "sanity"  # the mangling is caught
 
 
-def test_settled_elements_take_the_pure_oracles_bits(reference, monkeypatch):
-    """A margin wide enough to flag most elements: they are settled on the host, and the tally is
-    the array passes' all the same."""
-    contract = reference("exp")
+def _wide_margin_sweeps(monkeypatch, contract, chunks):
+    """The array passes' and the fused sweep of a mangled exp, the fused one certified with a
+    margin of 2^27 F64 ulps, wide enough to flag most elements."""
     _same_reference(monkeypatch, contract)
     wide = fused.engine_for("cpu", fused.defines(contract, _opdef(contract), margin=1 << 27))
     real = fused.FusedScorer.__init__
@@ -210,9 +209,14 @@ def test_settled_elements_take_the_pure_oracles_bits(reference, monkeypatch):
 
     monkeypatch.setattr(fused.FusedScorer, "__init__", with_wide_margin)
     backend = Mangling(torch.exp)
-    chunks = [0x3F80, 0x42B0]
-    a, f = (gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=chunks, device="cpu", fused=flag,
-                              log=lambda m: None) for flag in (False, True))
+    return tuple(gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=chunks, device="cpu", fused=flag,
+                                   log=lambda m: None) for flag in (False, True))
+
+
+def test_settled_elements_take_the_pure_oracles_bits(reference, monkeypatch):
+    """Most elements flagged: they are settled on the host, and the tally is the array passes'
+    all the same."""
+    a, f = _wide_margin_sweeps(monkeypatch, reference("exp"), [0x3F80, 0x42B0])
     assert f.metrics["settled"] > 10000 and a.metrics["settled"] == 0
     assert [d for d in _same_sweep(a, f) if not d.startswith("metric settled:")] == []
 
@@ -288,21 +292,10 @@ def test_the_one_pass_lists_exactly_the_elements_its_certificate_flags(reference
 
 
 def test_a_merge_that_drops_the_listed_elements_is_caught(reference, monkeypatch):
-    """The fused sweep at a margin that flags most elements, with a merge that keeps only the
-    first pass's totals: it no longer tallies what the array passes tally."""
-    contract = reference("exp")
-    _same_reference(monkeypatch, contract)
-    wide = fused.engine_for("cpu", fused.defines(contract, _opdef(contract), margin=1 << 27))
-    real = fused.FusedScorer.__init__
-
-    def with_wide_margin(self, contract, opdef, where, *, engine=None):
-        real(self, contract, opdef, where, engine=wide)
-
-    monkeypatch.setattr(fused.FusedScorer, "__init__", with_wide_margin)
+    """The wide-margin sweep with a merge that keeps only the first pass's totals no longer
+    tallies what the array passes tally."""
     monkeypatch.setattr(fused_totals, "merge", lambda first, listed: first)
-    backend = Mangling(torch.exp)
-    a, f = (gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=[0x3F80], device="cpu", fused=flag,
-                              log=lambda m: None) for flag in (False, True))
+    a, f = _wide_margin_sweeps(monkeypatch, reference("exp"), [0x3F80])
     assert [d for d in _same_sweep(a, f) if not d.startswith("metric settled:")] != []
 
 
