@@ -106,6 +106,7 @@ class TwinEngine:
         u64, p = ctypes.c_uint64, ctypes.c_void_p
         self.lib.twin_ref_at.argtypes = [p, u64, p, p, p]
         self.lib.twin_near_boundary.argtypes = [ctypes.c_double, p]
+        self.lib.twin_rel_may_raise.argtypes = [ctypes.c_double] * 3
         self.lib.twin_classify.argtypes = [u64, p, p, p, p, p, p, p]
         self.lib.twin_score_listing.restype = u64
         self.lib.twin_score_listing.argtypes = [u64, u64, p, p, u64, p, p]
@@ -120,6 +121,10 @@ class TwinEngine:
     def near_boundary(self, ref: float) -> tuple[bool, int]:
         bits = ctypes.c_uint32()
         return bool(self.lib.twin_near_boundary(ref, ctypes.byref(bits))), bits.value
+
+    def rel_may_raise(self, err: float, habs: float, m: float) -> bool:
+        """Whether the accumulator divides err / habs to see if it raises the maximum m."""
+        return bool(self.lib.twin_rel_may_raise(err, habs, m))
 
     def score_listing(self, start: int, n: int, y) -> tuple[ChunkStats, np.ndarray]:
         """Every element scored but the flagged ones, and those (local indices, ascending)."""

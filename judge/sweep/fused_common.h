@@ -66,6 +66,9 @@ DEV u64 f64_bits(double d) {
 #endif
 }
 
+/* 2^k, for k in [-1022, 1023]: its encoding (so a product with it rounds once, as ldexp does) */
+DEV double pow2(int k) { return bits_f64((u64)(k + 1023) << 52); }
+
 /* Binary formats of E exponent and M mantissa bits (F32: 8, 23; F16: 5, 10; BF16: 8, 7), by
  * integer arithmetic on their encodings and on binary64's: exact, and the same whatever the
  * device does to subnormal single-precision values (a flush-to-zero mode cannot touch them). */
@@ -77,8 +80,8 @@ DEV double value_of(u32 b, int E, int M) {
     int bias = (1 << (E - 1)) - 1;
     double v;
     if (e == (1u << E) - 1u) v = m ? bits_f64(0x7FF8000000000000ull) : bits_f64(0x7FF0000000000000ull);
-    else if (e == 0) v = ldexp((double)m, 1 - bias - M);
-    else v = ldexp((double)(m | (1u << M)), (int)e - bias - M);
+    else if (e == 0) v = (double)m * pow2(1 - bias - M); /* exact: m < 2^M, and 2^(1 - bias - M) is normal */
+    else v = bits_f64(((u64)((int)e - bias + 1023) << 52) | ((u64)m << (52 - M))); /* the same value, re-encoded */
     return (b >> (E + M)) & 1u ? -v : v;
 }
 
@@ -157,7 +160,7 @@ typedef struct {
     i64 dist;
     int known;    /* add_chunk's measured set: err, real (and rel where rel_ok) below */
     int rel_ok;
-    double err, real, rel;
+    double err, real, habs;
 } Elem;
 
 /* classify's rules for one element whose bits differ (and are not two NaNs): obs/exp NaN and
@@ -237,10 +240,16 @@ DEV i64 ulp_distance(u32 a, u32 b, int E, int M) {
 /* floor(log2|hi + lo|), at least emin (judge.scoring.vector._ulp_exponent) */
 DEV int ulp_exponent(double hi, double lo, int emin) {
     if (hi == 0.0) return emin;
-    int e;
-    double fr = frexp(fabs(hi), &e);
-    e -= 1;
-    if (fr == 0.5 && lo != 0.0 && (signbit(lo) != 0) != (signbit(hi) != 0)) e -= 1;
+    u64 hb = f64_bits(hi);
+    int be = (int)((hb >> 52) & 0x7FF), e, power = (hb & 0xFFFFFFFFFFFFFull) == 0;
+    if (be == 0 || be == 0x7FF) { /* subnormal (or not finite): frexp's way */
+        double fr = frexp(fabs(hi), &e);
+        e -= 1;
+        power = fr == 0.5;
+    } else {
+        e = be - 1023; /* a normal binary64: floor(log2|hi|) is its exponent */
+    }
+    if (power && lo != 0.0 && (signbit(lo) != 0) != (signbit(hi) != 0)) e -= 1;
     return e < emin ? emin : e;
 }
 
@@ -262,10 +271,10 @@ DEV void score_one(u32 o, u32 e, double hi, double lo, int E, int M, int daz, El
     double diff = fabs((obs_f - hi) - lo);
     if (el->known) {
         el->err = diff;
-        el->real = ldexp(diff, -(ulp_exponent(hi, lo, emin) - M));
+        el->real = diff * pow2(M - ulp_exponent(hi, lo, emin)); /* ldexp's result: one rounding of the exact product */
         if (hi != 0.0) {
             el->rel_ok = 1;
-            el->rel = diff / fabs(hi);
+            el->habs = fabs(hi); /* rel = err / habs, divided only where it may raise the maximum (acc_add) */
         }
     }
     int finite_pair = !obs_nan && !exp_nan && !obs_inf && !exp_inf;
@@ -275,7 +284,7 @@ DEV void score_one(u32 o, u32 e, double hi, double lo, int E, int M, int daz, El
     el->bin = (u32)(dist < HIST_BINS ? dist : HIST_BINS);
     if (same) return;
     el->worst = finite_pair;
-    apply_rules(el, obs_nan, exp_nan, obs_inf, exp_inf, obs_f, exp_f, hi, diff, dist, daz, ldexp(1.0, emin));
+    apply_rules(el, obs_nan, exp_nan, obs_inf, exp_inf, obs_f, exp_f, hi, diff, dist, daz, pow2(emin));
 }
 
 /* The settled entry of local index i among the host's sorted indices, or -1 */
@@ -318,21 +327,54 @@ typedef struct {
     u64 h0, h1;            /* histogram bins 0 and 1 (the twin; the GPU adds them to hist) */
 } Stats;
 
-/* One thread's (or the twin's) running totals. */
+#define NCOUNTS (NVARIANTS + NMISM + 2) /* variant counts, mismatches, over, missing */
+#define C_MISSING (NVARIANTS + NMISM + 1)
+
+/* One thread's (or the twin's) running totals. On the GPU the counts and firsts, rarely touched
+ * (only failing elements add to them), are the block's, in shared memory, by shared atomics: a
+ * thread keeps in registers only what every element updates. */
 typedef struct {
-    u64 c[NVARIANTS + NMISM + 2]; /* variant counts, mismatches, over, missing */
+#ifdef JUDGE_GPU
+    u64 *c, *f;
+#else
+    u64 c[NCOUNTS];
     u64 f[NVARIANTS];
+#endif
     u64 h0, h1, wkey, ridx;
     double rmax, amax, relmax;
 } Acc;
 
-DEV void acc_init(Acc *a) {
-    for (int k = 0; k < NVARIANTS + NMISM + 2; k++) a->c[k] = 0;
-    for (int k = 0; k < NVARIANTS; k++) a->f[k] = ~(u64)0;
+DEV void acc_init_own(Acc *a) {
     a->h0 = a->h1 = a->wkey = 0;
     a->ridx = ~(u64)0;
     a->rmax = -1.0;
     a->amax = a->relmax = 0.0;
+}
+
+DEV void acc_count(Acc *a, int k, u64 v) {
+#ifdef JUDGE_GPU
+    if (v) atomicAdd(&a->c[k], v);
+#else
+    a->c[k] += v;
+#endif
+}
+
+DEV void acc_first(Acc *a, int k, u64 i) {
+#ifdef JUDGE_GPU
+    atomicMin(&a->f[k], i);
+#else
+    if (i < a->f[k]) a->f[k] = i;
+#endif
+}
+
+/* Whether err / habs may exceed m once rounded. Not when err < t = RN(m * habs): err is then at
+ * most t's predecessor, which lies below m * habs exactly (t is the nearest to it; an infinite t
+ * stands for a product above every finite err), so err / habs < m, and its rounding is at most m. */
+DEV int rel_may_raise(double err, double habs, double m) {
+#ifdef PLANT_REL_FILTER_EQUAL
+    return !(err <= m * habs); /* a planted bug: an err equal to the rounded product is skipped */
+#endif
+    return !(err < m * habs);
 }
 
 /* Add element i (local index, ascending per accumulator); bins from 2 up go to `hist`. */
@@ -353,18 +395,22 @@ DEV void acc_add(Acc *a, const Elem *el, u64 i, u32 *hist) {
     if (el->known) {
         if (el->real > a->rmax) { a->rmax = el->real; a->ridx = i; } /* ascending i: ties keep the first */
         a->amax = el->err > a->amax ? el->err : a->amax;
-        if (el->rel_ok) a->relmax = el->rel > a->relmax ? el->rel : a->relmax;
+        if (el->rel_ok && rel_may_raise(el->err, el->habs, a->relmax)) {
+            double rel = el->err / el->habs;
+            a->relmax = rel > a->relmax ? rel : a->relmax;
+        }
     }
     if (el->variants) {
         for (int k = 0; k < NVARIANTS; k++) {
             if (el->variants & (1u << k)) {
-                a->c[k]++;
-                if (i < a->f[k]) a->f[k] = i;
+                acc_count(a, k, 1);
+                acc_first(a, k, i);
             }
         }
-        if (el->variants & OVER_MASK) a->c[NVARIANTS + NMISM]++;
+        if (el->variants & OVER_MASK) acc_count(a, NVARIANTS + NMISM, 1);
     }
-    for (int k = 0; k < NMISM; k++) a->c[NVARIANTS + k] += (el->mism >> k) & 1u;
+    if (el->mism)
+        for (int k = 0; k < NMISM; k++) acc_count(a, NVARIANTS + k, (el->mism >> k) & 1u);
 }
 
 #ifdef JUDGE_GPU
@@ -397,38 +443,52 @@ DEV void warp_argmax(double *v, u64 *i) {
     }
 }
 
+/* What a block shares: its histogram (bins from 2 up; 0 and 1 are per thread), counts and firsts. */
+typedef struct {
+    u32 hist[HIST_BINS + 1];
+    u64 c[NCOUNTS];
+    u64 f[NVARIANTS];
+} Block;
+
+/* A block's start, every thread calls it: the shared totals cleared, this thread's accumulator. */
+__device__ void block_begin(Block *sh, Acc *a) {
+    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh->hist[b] = 0;
+    for (int k = threadIdx.x; k < NCOUNTS; k += THREADS) sh->c[k] = 0;
+    for (int k = threadIdx.x; k < NVARIANTS; k += THREADS) sh->f[k] = ~0ull;
+    __syncthreads();
+    a->c = sh->c;
+    a->f = sh->f;
+    acc_init_own(a);
+}
+
+/* The block's sum of v, by thread 0 (every thread calls it). */
+__device__ u64 block_sum(u64 v, u64 *sh_u) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_sum(v);
+    if (lane == 0) sh_u[warp] = v;
+    __syncthreads();
+    u64 s = 0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < WARPS; w++) s += sh_u[w];
+    __syncthreads();
+    return s;
+}
+
 /* The block's totals: sums and firsts by atomics, extremes per block; every thread calls it. */
-__device__ void acc_finish(Acc *a, u32 *sh_hist, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
+__device__ void acc_finish(Acc *a, Block *sh, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
                            double *reals, u64 *real_idx, double *abs_max, double *rel_max) {
     __shared__ u64 sh_u[WARPS];
     __shared__ u64 sh_j[WARPS];
     __shared__ double sh_d[WARPS];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int k = 0; k < NVARIANTS + NMISM + 2 + 2; k++) {
-        u64 v = k < NVARIANTS + NMISM + 2 ? a->c[k] : (k == NVARIANTS + NMISM + 2 ? a->h0 : a->h1);
-        v = warp_sum(v);
-        if (lane == 0) sh_u[warp] = v;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            u64 s = 0;
-            for (int w = 0; w < WARPS; w++) s += sh_u[w];
-            if (s) {
-                if (k < NVARIANTS + NMISM + 2) atomicAdd(&counts[k], s);
-                else atomicAdd(&hist[k - (NVARIANTS + NMISM + 2)], s);
-            }
-        }
-        __syncthreads();
-    }
-    for (int k = 0; k < NVARIANTS; k++) {
-        u64 v = warp_min(a->f[k]);
-        if (lane == 0) sh_u[warp] = v;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            u64 m = ~0ull;
-            for (int w = 0; w < WARPS; w++) m = sh_u[w] < m ? sh_u[w] : m;
-            if (m != ~0ull) atomicMin(&firsts[k], m);
-        }
-        __syncthreads();
+    u64 h0 = block_sum(a->h0, sh_u), h1 = block_sum(a->h1, sh_u); /* its syncs also end the shared atomics */
+    if (threadIdx.x == 0) {
+        if (h0) atomicAdd(&hist[0], h0);
+        if (h1) atomicAdd(&hist[1], h1);
+        for (int k = 0; k < NCOUNTS; k++)
+            if (sh->c[k]) atomicAdd(&counts[k], sh->c[k]);
+        for (int k = 0; k < NVARIANTS; k++)
+            if (sh->f[k] != ~0ull) atomicMin(&firsts[k], sh->f[k]);
     }
     u64 v = warp_max(a->wkey);
     if (lane == 0) sh_u[warp] = v;
@@ -470,12 +530,17 @@ __device__ void acc_finish(Acc *a, u32 *sh_hist, u64 *hist, u64 *counts, u64 *fi
         reals[blockIdx.x] = m;
         real_idx[blockIdx.x] = mj;
     }
-    __syncthreads();
     for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS)
-        if (sh_hist[b]) atomicAdd(&hist[b], (u64)sh_hist[b]);
+        if (sh->hist[b]) atomicAdd(&hist[b], (u64)sh->hist[b]);
 }
 
 #else
+
+DEV void acc_init(Acc *a) {
+    for (int k = 0; k < NCOUNTS; k++) a->c[k] = 0;
+    for (int k = 0; k < NVARIANTS; k++) a->f[k] = ~(u64)0;
+    acc_init_own(a);
+}
 
 /* The twin's totals as a Stats (its histogram holds bins 2 and up). */
 static void acc_stats(const Acc *a, Stats *st) {

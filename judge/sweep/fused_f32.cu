@@ -106,20 +106,18 @@ extern "C" __global__ void ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u
 extern "C" __global__ void score_listing(u64 start, u64 n, u64 per_block, const u32 *y, u32 *out, u32 *count,
                                          u32 cap, u64 *hist, u64 *counts, u64 *firsts, u64 *keys,
                                          double *reals, u64 *real_idx, double *abs_max, double *rel_max) {
-    __shared__ u32 sh_hist[HIST_BINS + 1];
-    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
-    __syncthreads();
+    __shared__ Block sh;
+    Acc a;
+    block_begin(&sh, &a);
     u64 b0 = (u64)blockIdx.x * per_block;
     u64 b1 = b0 + per_block < n ? b0 + per_block : n;
-    Acc a;
-    acc_init(&a);
     for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS) {
-        if (score_or_list(&a, start, i, y, sh_hist)) {
+        if (score_or_list(&a, start, i, y, sh.hist)) {
             u32 k = atomicAdd(count, 1u);
             if (k < cap) out[k] = (u32)i;
         }
     }
-    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
+    acc_finish(&a, &sh, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
 /* The listed elements idx[0 .. k - 1] (ascending) scored against their settled bits. */
@@ -127,15 +125,13 @@ extern "C" __global__ void score_listed(u64 start, u64 per_block, const u32 *y, 
                                         const u32 *bits, u32 k, u64 *hist, u64 *counts, u64 *firsts,
                                         u64 *keys, double *reals, u64 *real_idx, double *abs_max,
                                         double *rel_max) {
-    __shared__ u32 sh_hist[HIST_BINS + 1];
-    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
-    __syncthreads();
+    __shared__ Block sh;
+    Acc a;
+    block_begin(&sh, &a);
     u64 b0 = (u64)blockIdx.x * per_block;
     u64 b1 = b0 + per_block < k ? b0 + per_block : k;
-    Acc a;
-    acc_init(&a);
-    for (u64 j = b0 + threadIdx.x; j < b1; j += THREADS) score_settled(&a, start, idx[j], bits[j], y, sh_hist);
-    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
+    for (u64 j = b0 + threadIdx.x; j < b1; j += THREADS) score_settled(&a, start, idx[j], bits[j], y, sh.hist);
+    acc_finish(&a, &sh, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
 #else /* the CPU twin */
@@ -143,6 +139,9 @@ extern "C" __global__ void score_listed(u64 start, u64 per_block, const u32 *y, 
 void twin_ref_at(const u64 *x, u64 n, double *ref, u32 *bits, u32 *flag) {
     for (u64 i = 0; i < n; i++) ref_step((u32)x[i], &ref[i], &bits[i], &flag[i]);
 }
+
+/* Whether err / habs may raise the maximum m (tests of acc_add's filter). */
+int twin_rel_may_raise(double err, double habs, double m) { return rel_may_raise(err, habs, m); }
 
 /* The flag of one F64 value (tests of the certificate). */
 int twin_near_boundary(double ref, u32 *bits) { return near_boundary(ref, bits); }

@@ -120,7 +120,7 @@ DEV void pair_step(Acc *a, u64 start, u64 i, const unsigned short *y, const u32 
     double hi, lo;
     int missing = 0;
     u32 e = expected_pair(p, (u32)i, s_idx, s_bits, s_hi, s_lo, ns, &hi, &lo, &missing);
-    a->c[NVARIANTS + NMISM + 1] += missing;
+    acc_count(a, C_MISSING, (u64)missing);
     u32 o = y[i];
     Elem el;
     score_pair(p, o, e, hi, lo, &el);
@@ -157,16 +157,14 @@ extern "C" __global__ void score_pairs(u64 start, u64 n, u64 per_block, const un
                                        const double *s_lo, u32 ns, u64 *hist, u64 *counts, u64 *firsts,
                                        u64 *keys, double *reals, u64 *real_idx, double *abs_max,
                                        double *rel_max, u64 *off, u64 *worst) {
-    __shared__ u32 sh_hist[HIST_BINS + 1];
-    for (int b = threadIdx.x; b <= HIST_BINS; b += THREADS) sh_hist[b] = 0;
-    __syncthreads();
+    __shared__ Block sh;
+    Acc a;
+    block_begin(&sh, &a);
     u64 b0 = (u64)blockIdx.x * per_block;
     u64 b1 = b0 + per_block < n ? b0 + per_block : n;
-    Acc a;
-    acc_init(&a);
     for (u64 i = b0 + threadIdx.x; i < b1; i += THREADS)
-        pair_step(&a, start, i, y, s_idx, s_bits, s_hi, s_lo, ns, sh_hist, off, worst);
-    acc_finish(&a, sh_hist, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
+        pair_step(&a, start, i, y, s_idx, s_bits, s_hi, s_lo, ns, sh.hist, off, worst);
+    acc_finish(&a, &sh, hist, counts, firsts, keys, reals, real_idx, abs_max, rel_max);
 }
 
 /* The reference at listed pairs: bits, hi, lo, open tie. */

@@ -304,3 +304,40 @@ def test_the_input_patterns_of_a_chunk_are_its_bits_as_int32(start, n):
     got = gpu_f32.bits_range(torch, start, n, "cpu")
     assert got.dtype == torch.int32
     assert got.numpy().view(np.uint32).tolist() == [(start + i) & 0xFFFFFFFF for i in range(n)]
+
+
+def _rel_cases(rng, n: int = 4000) -> list[tuple[float, float, float]]:
+    """(err, habs, m) with err at and around RN(m * habs), the filter's edge, over wide exponents,
+    and at the edges of the range (t subnormal, t overflowing)."""
+    cases = []
+    for _ in range(n):
+        m = float(np.ldexp(rng.uniform(1, 2), int(rng.integers(-60, 60))))
+        habs = float(np.ldexp(rng.uniform(1, 2), int(rng.integers(-1000, 1000))))
+        t = m * habs
+        for k in range(-4, 3):
+            err = t
+            for _ in range(abs(k)):
+                err = float(np.nextafter(err, np.inf if k > 0 else -np.inf))
+            cases.append((err, habs, m))
+    cases += [(1e-310, 1e-300, 1e-20), (5e-324, 1.0, 1e-320), (1e300, 1e-300, 1e300), (0.0, 1.0, 0.0)]
+    return [c for c in cases if np.isfinite(c[0])]
+
+
+def _wrongly_skipped(engine, cases) -> list[tuple[float, float, float]]:
+    with np.errstate(all="ignore"):
+        return [(e, h, m) for e, h, m in cases
+                if not engine.rel_may_raise(e, h, m) and float(np.float64(e) / np.float64(h)) > m]
+
+
+def test_the_relative_error_is_divided_wherever_it_may_raise_the_maximum(reference):
+    """acc_add divides err / |hi| only where the quotient may exceed the running maximum; a
+    quotient it skips never rounds above it, at the filter's edge too (rel_may_raise)."""
+    rng = np.random.default_rng(7)
+    cases = _rel_cases(rng)
+    engine = _engine(reference("exp"))
+    assert _wrongly_skipped(engine, cases) == []
+    below = [(float(np.nextafter(m * h, 0)), h, m) for e, h, m in cases if m * h > 0]  # just below the product
+    assert not any(engine.rel_may_raise(*c) for c in below)  # these it does skip
+    contract = reference("exp")
+    planted = fused.engine_for("cpu", {**fused.defines(contract, _opdef(contract)), "PLANT_REL_FILTER_EQUAL": "1"})
+    assert _wrongly_skipped(planted, cases) != []
