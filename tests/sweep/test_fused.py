@@ -300,8 +300,10 @@ def test_a_merge_that_drops_the_listed_elements_is_caught(reference, monkeypatch
 
 
 @pytest.mark.parametrize("start,n", [(0, 16), (2**31 - 16, 16), (2**31, 16), (2**32 - 16, 16), (2**31 - 8, 16)])
-def test_the_input_patterns_of_a_chunk_are_its_bits_as_int32(start, n):
-    got = gpu_f32.bits_range(torch, start, n, "cpu")
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_input_patterns_of_a_chunk_are_its_bits_as_int32(start, n, cached):
+    iota = torch.arange(64, dtype=torch.int32) if cached else None  # longer than the chunk, as a sweep's
+    got = gpu_f32.bits_range(torch, start, n, "cpu", iota=iota)
     assert got.dtype == torch.int32
     assert got.numpy().view(np.uint32).tolist() == [(start + i) & 0xFFFFFFFF for i in range(n)]
 
