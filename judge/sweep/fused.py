@@ -10,10 +10,17 @@ mismatch counts and the error maxima up per block. The chunk's outputs are a few
 *The certificate* is the one ``judge.sweep.f32_reference`` writes down, unchanged: an element
 whose F64 reference lies more than ``MARGIN_F64_ULPS`` F64 ulps from every F32 rounding boundary
 rounds to the correctly rounded result, since the F64 function's documented error is at most 2
-F64 ulps. A first, cheap pass lists the other elements (*flagged*: a few per 2^28); the host
-settles them with the pure oracle, and the scoring pass takes their settled bits, so every
-element is scored by one code path against the correctly rounded result. A sample of every chunk
-is cross-checked against the pure oracle, as before.
+F64 ulps. The one pass (``score_listing``) scores every other element and lists these
+(*flagged*: a few per 2^28); the host settles them with the pure oracle, and a small second
+launch (``score_listed``) scores them against their settled bits into totals that merge exactly,
+so every element is scored by one code path against the correctly rounded result. A sample of
+every chunk is cross-checked against the pure oracle, as before.
+
+*Registers.* A thread keeps in registers only what every element updates (histogram bins 0 and 1,
+the worst key, the error maxima); the counts and first elements of the failing checks, which
+only failing elements touch, are the block's, in shared memory, by shared atomics
+(``fused_common.h``'s ``Block``). That halves the registers a thread needs (ptxas for sm_90: 46,
+from 90), so more warps hide the F64 latency.
 
 *One rulebook.* The kernel applies ``judge.scoring.vector.classify``'s rules in its order; each
 failing element sets bits for the hits it is in (a check, its order, whether a flush broke it:
