@@ -422,10 +422,6 @@ DEV u64 warp_sum(u64 v) {
     for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
     return v;
 }
-DEV u64 warp_min(u64 v) {
-    for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xFFFFFFFFu, v, o); v = w < v ? w : v; }
-    return v;
-}
 DEV u64 warp_max(u64 v) {
     for (int o = 16; o; o >>= 1) { u64 w = __shfl_down_sync(0xFFFFFFFFu, v, o); v = w > v ? w : v; }
     return v;
