@@ -13,6 +13,14 @@ writes fused-sweep.json and fused-sweep.md there. The rates are steady-state: ea
 first swept untimed on one chunk of 2^16 inputs through both paths, so NVRTC's compile of the
 fused kernel and the first launches are not in the figure of whichever backend comes first
 (``--cold`` keeps them in).
+
+    python3 benchmarks/fused_sweep.py --pairs [--kernels add,mul,div,pow] [--dtypes F16,BF16]
+                                      [--backends torch-cuda,cupy] [--chunks N]
+
+does the same for the 16-bit pair sweeps (``judge sweep --pairs``) of the embedded suite's CUDA
+binary contracts: every (x, y) pair (or the first N chunks of 2^24) through the array passes and
+through the fused pair kernel (``judge.sweep.fused_pairs``), compared on the row, the metrics and
+the exponent grids of where the errors sit (on numpy or torch-cpu, the fused kernel is its C twin).
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 TIMES = {"seconds", "started_at", "finished_at"}
-TIMED_METRICS = {"adapter_s", "reference_s", "settle_s", "inputs_per_s", "wall_s"}
+TIMED_METRICS = {"adapter_s", "reference_s", "settle_s", "inputs_per_s", "wall_s", "scoring_s", "pairs_per_s",
+                 "full_estimate_s"}
 
 
 def _differences(a, b) -> list[str]:
@@ -40,14 +49,74 @@ def _differences(a, b) -> list[str]:
     return out
 
 
+def _pair_differences(a, b) -> list[str]:
+    out = _differences(a, b)
+    for grid in ("off", "worst"):
+        ga, gb = getattr(a, grid), getattr(b, grid)
+        if (ga is None) != (gb is None) or (ga is not None and not (ga == gb).all()):
+            out.append(f"exponent grid {grid} differs")
+    return out
+
+
+def pairs_main(args, suite, backends, expectations) -> int:
+    from judge.sweep.pairs import pair_support, sweep_pairs
+
+    chunks = list(range(args.chunks)) if args.chunks else None
+    records, bad = [], 0
+    print("| kernel | backend | dtype | verdict | worst ulp | array passes pairs/s | fused pairs/s | speed-up "
+          "| same result |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in args.kernels.split(","):
+        for bname in args.backends.split(","):
+            backend = backends[bname]
+            device = "cpu" if bname in ("numpy", "torch-cpu") else "cuda"  # the twin, where no GPU is
+            (contract,) = suite.find(f"{name}_elementwise_{device}")
+            for dtype in args.dtypes.split(","):
+                ok = pair_support(contract, backend, dtype)
+                if ok is not True:
+                    print(f"| {name} | {bname} | {dtype} | not swept: {ok} |||||")
+                    continue
+                runs = {}
+                for fused in () if args.cold else (False, True):
+                    sweep_pairs(contract, backend, dtype, chunk_log2=16, chunks=[0x3C00],
+                                expectations=expectations, fused=fused)
+                for fused in (False, True):
+                    runs[fused] = sweep_pairs(contract, backend, dtype, chunks=chunks, expectations=expectations,
+                                              fused=fused)
+                a, f = runs[False], runs[True]
+                diff = _pair_differences(a, f)
+                bad += bool(diff)
+                rate = "pairs_per_s"
+                records.append({"kernel": name, "backend": bname, "dtype": dtype, "verdict": f.row.verdict,
+                                "ulp_max": f.row.ulp_max, "pairs": f.row.cases,
+                                "array_pairs_per_s": a.metrics[rate], "fused_pairs_per_s": f.metrics[rate],
+                                "worst": f.metrics.get("worst"), "checks": f.metrics.get("checks"),
+                                "differences": diff, "notes": f.notes})
+                print(f"| {name} | {bname} | {dtype} | {f.row.verdict} | {f.row.ulp_max:g} "
+                      f"| {a.metrics[rate]:.3g} | {f.metrics[rate]:.3g} "
+                      f"| {f.metrics[rate] / a.metrics[rate]:.1f}x | {'yes' if not diff else 'NO'} |", flush=True)
+                for line in diff:
+                    print(f"    differs: {line}", flush=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "fused-pairs.json").write_text(json.dumps(records, indent=2, default=str))
+    return 1 if bad else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", default="exp,log,sin,cos,tanh,erf,sqrt")
+    parser.add_argument("--kernels", default=None, help="default exp,log,sin,cos,tanh,erf,sqrt "
+                        "(with --pairs: add,mul,div,pow)")
     parser.add_argument("--backends", default="torch-cuda")
-    parser.add_argument("--chunks", type=int, default=None, help="only the first N chunks of 2^28")
+    parser.add_argument("--pairs", action="store_true", help="the 16-bit pair sweeps instead of F32")
+    parser.add_argument("--dtypes", default="F16,BF16", help="with --pairs")
+    parser.add_argument("--chunks", type=int, default=None,
+                        help="only the first N chunks (of 2^28 inputs, or of 2^24 pairs)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--cold", action="store_true", help="no untimed warm-up sweep before each kernel")
     args = parser.parse_args()
+    if args.kernels is None:
+        args.kernels = "add,mul,div,pow" if args.pairs else "exp,log,sin,cos,tanh,erf,sqrt"
 
     from f32_kernel_throughput import kernel_throughput
 
@@ -60,6 +129,8 @@ def main() -> int:
     suite = load_paths([default_suite_path()])
     backends = default_registry().load_all(()).backends
     expectations = load_expectations()
+    if args.pairs:
+        return pairs_main(args, suite, backends, expectations)
     chunks = list(range(args.chunks)) if args.chunks else None
     records, bad = [], 0
     print("| kernel | backend | verdict | worst ulp | array passes inputs/s | fused inputs/s | speed-up "
