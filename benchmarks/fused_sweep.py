@@ -63,9 +63,9 @@ def pairs_main(args, suite, backends, expectations) -> int:
 
     chunks = list(range(args.chunks)) if args.chunks else None
     records, bad = [], 0
-    print("| kernel | backend | dtype | verdict | worst ulp | array passes pairs/s | fused pairs/s | speed-up "
-          "| same result |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| kernel | backend | dtype | verdict | worst ulp | at (x, y) | failing elements per check "
+          "| array passes pairs/s | fused pairs/s | fused wall s | speed-up | same result |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.kernels.split(","):
         for bname in args.backends.split(","):
             backend = backends[bname]
@@ -74,7 +74,7 @@ def pairs_main(args, suite, backends, expectations) -> int:
             for dtype in args.dtypes.split(","):
                 ok = pair_support(contract, backend, dtype)
                 if ok is not True:
-                    print(f"| {name} | {bname} | {dtype} | not swept: {ok} |||||")
+                    print(f"| {name} | {bname} | {dtype} | not swept: {ok} ||||||||")
                     continue
                 runs = {}
                 for fused in () if args.cold else (False, True):
@@ -90,10 +90,13 @@ def pairs_main(args, suite, backends, expectations) -> int:
                 records.append({"kernel": name, "backend": bname, "dtype": dtype, "verdict": f.row.verdict,
                                 "ulp_max": f.row.ulp_max, "pairs": f.row.cases,
                                 "array_pairs_per_s": a.metrics[rate], "fused_pairs_per_s": f.metrics[rate],
+                                "array_seconds": a.row.seconds, "fused_seconds": f.row.seconds,
                                 "worst": f.metrics.get("worst"), "checks": f.metrics.get("checks"),
                                 "differences": diff, "notes": f.notes})
+                checks = "; ".join(f"{k} {v:,}" for k, v in f.metrics.get("checks", {}).items()) or "none"
                 print(f"| {name} | {bname} | {dtype} | {f.row.verdict} | {f.row.ulp_max:g} "
-                      f"| {a.metrics[rate]:.3g} | {f.metrics[rate]:.3g} "
+                      f"| {f.metrics.get('worst_ulp_input') or '-'} | {checks} "
+                      f"| {a.metrics[rate]:.3g} | {f.metrics[rate]:.3g} | {f.row.seconds:.2f} "
                       f"| {f.metrics[rate] / a.metrics[rate]:.1f}x | {'yes' if not diff else 'NO'} |", flush=True)
                 for line in diff:
                     print(f"    differs: {line}", flush=True)
