@@ -54,12 +54,18 @@ def covered(op_kind: str) -> bool:
 
 @cache
 def values_of(fmt_name: str) -> np.ndarray:
-    """The exact binary64 value of every bit pattern of a 16-bit format (a conversion, exact)."""
+    """The exact binary64 value of every bit pattern of a 16-bit format (a conversion, exact).
+    Every NaN pattern becomes the quiet NaN of its sign: whether the host's conversion quiets a
+    signaling NaN depends on the instruction set numpy dispatched to (F16 0x7C01 stays signaling
+    on an AVX2 host), and libm gives pow(1, sNaN) = NaN where pow(1, qNaN) = 1."""
     from numerics.formats import get_format
 
     fmt = get_format(fmt_name)
     with np.errstate(invalid="ignore"):
-        return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(fmt.numpy_dtype).astype(np.float64)
+        table = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(fmt.numpy_dtype).astype(np.float64)
+    nan = np.isnan(table)
+    table[nan] = np.copysign(np.nan, table[nan])
+    return table
 
 
 def round_or_flag(y: np.ndarray, s) -> tuple[np.ndarray, np.ndarray]:
