@@ -64,7 +64,8 @@ def values_of(fmt_name: str) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         table = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(fmt.numpy_dtype).astype(np.float64)
     nan = np.isnan(table)
-    table[nan] = np.copysign(np.nan, table[nan])
+    bits = table.view(np.uint64)  # the quiet NaN of each NaN's sign, set in its encoding
+    bits[nan] = (bits[nan] & np.uint64(1 << 63)) | np.uint64(0x7FF8000000000000)
     return table
 
 
