@@ -29,6 +29,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -49,6 +50,20 @@ def _differences(a, b) -> list[str]:
     return out
 
 
+def _both_ways(sweep, cold: bool, warm: dict, **kw):
+    """(array passes, fused) results of ``sweep(fused=..., **kw)``, each timed as ``wall_s``;
+    unless ``cold``, both paths first sweep untimed with ``warm`` over ``kw`` (one small chunk:
+    the fused kernel's compile and the first launches)."""
+    for fused in () if cold else (False, True):
+        sweep(fused=fused, **{**kw, **warm})
+    runs = {}
+    for fused in (False, True):
+        t = time.perf_counter()
+        runs[fused] = sweep(fused=fused, **kw)
+        runs[fused].metrics["wall_s"] = time.perf_counter() - t
+    return runs[False], runs[True]
+
+
 def _pair_differences(a, b) -> list[str]:
     out = _differences(a, b)
     for grid in ("off", "worst"):
@@ -62,31 +77,23 @@ def pairs_main(args, suite, backends, expectations) -> int:
     from judge.sweep.pairs import pair_support, sweep_pairs
 
     chunks = list(range(args.chunks)) if args.chunks else None
-    records, bad = [], 0
+    records, bad, rate = [], 0, "pairs_per_s"
     print("| kernel | backend | dtype | verdict | worst ulp | at (x, y) | failing elements per check "
           "| array passes pairs/s | fused pairs/s | fused wall s | speed-up | same result |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.kernels.split(","):
         for bname in args.backends.split(","):
             backend = backends[bname]
-            device = "cpu" if bname in ("numpy", "torch-cpu") else "cuda"  # the twin, where no GPU is
-            (contract,) = suite.find(f"{name}_elementwise_{device}")
+            (contract,) = suite.find(f"{name}_elementwise_{backend.device}")  # on the CPU: the C twin
             for dtype in args.dtypes.split(","):
                 ok = pair_support(contract, backend, dtype)
                 if ok is not True:
                     print(f"| {name} | {bname} | {dtype} | not swept: {ok} ||||||||")
                     continue
-                runs = {}
-                for fused in () if args.cold else (False, True):
-                    sweep_pairs(contract, backend, dtype, chunk_log2=16, chunks=[0x3C00],
-                                expectations=expectations, fused=fused)
-                for fused in (False, True):
-                    runs[fused] = sweep_pairs(contract, backend, dtype, chunks=chunks, expectations=expectations,
-                                              fused=fused)
-                a, f = runs[False], runs[True]
+                a, f = _both_ways(partial(sweep_pairs, contract, backend, dtype), args.cold,
+                                  {"chunk_log2": 16, "chunks": [0x3C00]}, chunks=chunks, expectations=expectations)
                 diff = _pair_differences(a, f)
                 bad += bool(diff)
-                rate = "pairs_per_s"
                 records.append({"kernel": name, "backend": bname, "dtype": dtype, "verdict": f.row.verdict,
                                 "ulp_max": f.row.ulp_max, "pairs": f.row.cases,
                                 "array_pairs_per_s": a.metrics[rate], "fused_pairs_per_s": f.metrics[rate],
@@ -143,20 +150,13 @@ def main() -> int:
         (contract,) = [c for c in suite.find(name) if c.backend == "Cpu" and "reference" in c.file]
         for bname in args.backends.split(","):
             backend = backends[bname]
-            runs = {}
-            for fused in () if args.cold else (False, True):  # compile and first launches, untimed
-                gpu_f32.sweep_f32(contract, backend, chunk_log2=16, chunks=[0x3F80], expectations=expectations,
-                                  fused=fused, log=lambda msg: None)
-            for fused in (False, True):
-                t = time.perf_counter()
-                runs[fused] = gpu_f32.sweep_f32(contract, backend, chunks=chunks, expectations=expectations,
-                                                fused=fused, log=lambda msg: None)
-                runs[fused].metrics["wall_s"] = time.perf_counter() - t
-            diff = _differences(runs[False], runs[True])
+            a, f = _both_ways(partial(gpu_f32.sweep_f32, contract, backend), args.cold,
+                              {"chunk_log2": 16, "chunks": [0x3F80]}, chunks=chunks, expectations=expectations,
+                              log=lambda msg: None)
+            diff = _differences(a, f)
             bad += bool(diff)
             library = "cupy" if bname.startswith("cupy") else "torch"
             natural = kernel_throughput(library, name)
-            a, f = runs[False], runs[True]
             rec = {"kernel": name, "backend": bname, "verdict": f.row.verdict, "ulp_max": f.row.ulp_max,
                    "inputs": f.row.cases, "array_inputs_per_s": a.metrics["inputs_per_s"],
                    "fused_inputs_per_s": f.metrics["inputs_per_s"], "fused_seconds": f.row.seconds,
