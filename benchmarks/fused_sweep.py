@@ -89,14 +89,14 @@ def _spread(total: int, m: int) -> list[int]:
 
 
 def pairs_main(args, suite, backends, expectations) -> int:
-    from judge.sweep.pairs import pair_support, sweep_pairs
+    from judge.sweep.pairs import PAIRS, pair_support, sweep_pairs
 
-    chunks = list(range(args.chunks)) if args.chunks else None
-    compared = _spread(args.chunks or 256, args.array_chunks)
+    chunks = list(range(args.chunks or PAIRS >> 24))  # sweep_pairs' default chunks of 2^24 pairs
+    compared = _spread(len(chunks), args.array_chunks)
     records, bad, rate = [], 0, "pairs_per_s"
     print(f"array passes and fused kernel compared on {len(compared)} chunk(s) of 2^24 pairs (x from "
           f"{', '.join(f'0x{c:02X}00' for c in compared)}); "
-          f"the verdict and the fused rate are over {'every pair' if chunks is None else f'{len(chunks)} chunk(s)'}")
+          f"the verdict and the fused rate are over {'every pair' if not args.chunks else f'{len(chunks)} chunk(s)'}")
     print("| kernel | backend | dtype | verdict | worst ulp | at (x, y) | failing elements per check "
           "| array passes pairs/s | fused pairs/s | fused wall s | speed-up | same result |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
