@@ -14,7 +14,8 @@ first swept untimed on one chunk of 2^16 inputs through both paths, so NVRTC's c
 fused kernel and the first launches are not in the figure of whichever backend comes first
 (``--cold`` keeps them in).
 
-    python3 benchmarks/fused_sweep.py --pairs [--kernels add,sub,mul,div,pow] [--dtypes F16,BF16]
+    python3 benchmarks/fused_sweep.py --pairs [--kernels add,sub,mul,div,pow,maximum,minimum,rem]
+                                      [--dtypes F16,BF16]
                                       [--backends torch-cuda,cupy] [--chunks N] [--array-chunks M]
 
 does the same for the 16-bit pair sweeps (``judge sweep --pairs``) of the embedded suite's CUDA
@@ -136,7 +137,7 @@ def pairs_main(args, suite, backends, expectations) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", default=None, help="default exp,log,sin,cos,tanh,erf,sqrt "
-                        "(with --pairs: add,sub,mul,div,pow)")
+                        "(with --pairs: add,sub,mul,div,pow,maximum,minimum,rem)")
     parser.add_argument("--backends", default="torch-cuda")
     parser.add_argument("--pairs", action="store_true", help="the 16-bit pair sweeps instead of F32")
     parser.add_argument("--dtypes", default="F16,BF16", help="with --pairs")
@@ -149,7 +150,7 @@ def main() -> int:
     parser.add_argument("--cold", action="store_true", help="no untimed warm-up sweep before each kernel")
     args = parser.parse_args()
     if args.kernels is None:
-        args.kernels = "add,sub,mul,div,pow" if args.pairs else "exp,log,sin,cos,tanh,erf,sqrt"
+        args.kernels = "add,sub,mul,div,pow,maximum,minimum,rem" if args.pairs else "exp,log,sin,cos,tanh,erf,sqrt"
 
     from f32_kernel_throughput import kernel_throughput
 

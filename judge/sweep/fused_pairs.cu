@@ -14,8 +14,13 @@
  * (judge.sweep.pair_reference): a pair whose result lies within MARGIN binary64 ulps of a
  * rounding boundary is open, and settled on the host like a tie.
  *
- * Configuration (-D): OP (0 add, 1 sub, 2 mul, 3 div, 4 pow), MARGIN, KNOWN_EXACT (the operation is exact on
- * this format's operands), FMT_E / FMT_M (exponent and mantissa bits), KIND, HAS_MAX_* and
+ * maximum and minimum (OP 5, 6) select an operand, exact; under unordered zeros the other zero of
+ * a (+0, -0) pair is admitted beside the reference (admitted_pair). The remainder (OP 7) is fmod,
+ * exact, and for the floored rule a final sum with the divisor, handled as add's.
+ *
+ * Configuration (-D): OP (0 add, 1 sub, 2 mul, 3 div, 4 pow, 5 maximum, 6 minimum, 7 rem), MARGIN,
+ * KNOWN_EXACT (the operation is exact on this format's operands), NAN_IGNORE (an extremum's NaN
+ * operand is missing), ZEROS_UNORDERED, REM_TRUNCATED, FMT_E / FMT_M (exponent and mantissa bits), KIND, HAS_MAX_* and
  * *_BITS, SANITY_BITS as in fused_f32.cu. Compiled by NVRTC for the GPU and by the host C
  * compiler for the CPU twin, without floating-point contraction.
  */
@@ -33,7 +38,18 @@ DEV u32 round16(double y, int *tie) { return round_to(y, FMT_E, FMT_M, tie); }
 DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {
     double a = value16(p >> 16), b = value16(p & 0xFFFFu);
     double h, l = 0.0;
-#if OP == 0 || OP == 1
+#if OP == 0 || OP == 1 || OP == 7
+#if OP == 7
+    /* the remainder: fmod is exact; floored adds the divisor where the signs differ, a sum
+     * (exact for F16 operands, TwoSum's lo for BF16 ones); x + -0 is x, the zeros included */
+    double d = b, t = fmod(a, b);
+    a = t;
+#if REM_TRUNCATED
+    b = -0.0;
+#else
+    b = (t != 0.0 && (signbit(t) != 0) != (signbit(d) != 0)) ? d : -0.0;
+#endif
+#endif
 #if OP == 1
     b = -b;
 #endif
@@ -48,10 +64,34 @@ DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {
 #if OP == 1
     b = -b;
 #endif
+#if OP == 7 && !REM_TRUNCATED
+    if (h == 0.0) h = copysign(0.0, d); /* a zero floored remainder takes the divisor's sign */
+#endif
 #elif OP == 2
     h = a * b;
 #elif OP == 3
     h = a / b;
+#elif OP == 5 || OP == 6
+    /* an extremum: one of the operands (or NaN), -0 below +0 */
+    if (a != a || b != b) {
+#if NAN_IGNORE
+        h = a != a ? b : a;
+#else
+        h = a + b; /* NaN */
+#endif
+    } else if (a == 0.0 && b == 0.0) {
+#if OP == 5
+        h = (signbit(a) && signbit(b)) ? -0.0 : 0.0;
+#else
+        h = (signbit(a) || signbit(b)) ? -0.0 : 0.0;
+#endif
+    } else {
+#if OP == 5
+        h = a > b ? a : b;
+#else
+        h = a < b ? a : b;
+#endif
+    }
 #else
     h = pow(a, b);
 #endif
@@ -72,7 +112,7 @@ DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {
     int regular = isfinite(a) && isfinite(b) && a != 0.0 && b != 0.0;
 #if KNOWN_EXACT
     int exact = 1;
-#elif OP == 0 || OP == 1
+#elif OP == 0 || OP == 1 || OP == 7
     int exact = !regular || l == 0.0;
 #else
     int exact = !regular;
@@ -82,6 +122,18 @@ DEV u32 reference_pair(u32 p, double *hi, double *lo, int *open) {
     *open = tie && !exact;
     return bits;
 #endif
+}
+
+/* The further result the contract admits at pair p beside the reference, or NO_ALT: the other
+ * zero of an extremum's (+0, -0) under unordered zeros (oracles.fast.pairs.admitted). */
+#define NO_ALT 0xFFFFFFFFu
+DEV u32 admitted_pair(u32 p) {
+#if (OP == 5 || OP == 6) && ZEROS_UNORDERED
+    u32 x = p >> 16, y = p & 0xFFFFu, sign = 1u << (FMT_E + FMT_M);
+    if ((x & ~sign) == 0 && (y & ~sign) == 0 && x != y) return OP == 5 ? sign : 0u;
+#endif
+    (void)p;
+    return NO_ALT;
 }
 
 /* One pair: input bits p (x << 16 | y), observed o, correctly rounded e, exact value hi + lo. */
@@ -122,6 +174,7 @@ DEV void pair_step(Acc *a, u64 start, u64 i, const unsigned short *y, const u32 
     u32 e = expected_pair(p, (u32)i, s_idx, s_bits, s_hi, s_lo, ns, &hi, &lo, &missing);
     acc_count(a, C_MISSING, (u64)missing);
     u32 o = y[i];
+    if (o == admitted_pair(p)) e = o; /* a result the contract admits beside the reference */
     Elem el;
     score_pair(p, o, e, hi, lo, &el);
     acc_add(a, &el, i, hist);

@@ -32,10 +32,14 @@ def _op_code(op_kind: str) -> int | None:
     from judge.sweep.pair_reference import libm_name
     from oracles.fast.pairs import KERNELS
 
-    row = KERNELS.get(op_kind)
-    if row is None:
+    if op_kind not in KERNELS:
         return {"pow": 4}.get(libm_name(op_kind))
-    return {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3}.get(row[0])
+    return OPS.get(op_kind)
+
+
+# fused_pairs.cu's OP of each OpKind of oracles.fast.pairs.KERNELS (pow: by its libm name)
+OPS = {"AddElementwise": 0, "SubElementwise": 1, "MulElementwise": 2, "DivElementwise": 3,
+       "MaximumElementwise": 5, "MinimumElementwise": 6, "RemElementwise": 7}
 
 
 def covered(op_kind: str) -> bool:
@@ -51,11 +55,21 @@ def covered_kinds() -> list[str]:
 def pair_defines(contract, opdef, dtype: str) -> dict[str, str]:
     """The kernel's configuration: the operation, the format, the bound (``fused.defines``)."""
     from oracles.fast.pairs import KERNELS
+    from oracles.output import resolve_rule
 
     fmt = get_format(dtype)
-    _, exact_f16, exact_bf16 = KERNELS.get(contract.op_kind, (None, False, False))
+    op = KERNELS.get(contract.op_kind)
+    known = op is not None and (op.exact_f16 if dtype == "F16" else op.exact_bf16)
+    rules = contract.semantics.values()
+
+    def rule(key: str, allowed: tuple[str, ...]) -> str | None:
+        return resolve_rule(rules, key, opdef.defaults, allowed) if key in opdef.defaults else None
+
     defs = fused.bound_defines(contract, opdef, fmt)
-    defs.update(OP=str(_op_code(contract.op_kind)), KNOWN_EXACT=str(int(exact_f16 if dtype == "F16" else exact_bf16)),
+    defs.update(OP=str(_op_code(contract.op_kind)), KNOWN_EXACT=str(int(known)),
+                NAN_IGNORE=str(int(rule("nan", opdef.nan_rules or ("propagate",)) == "ignore")),
+                ZEROS_UNORDERED=str(int(rule("zeros", ("ordered", "unordered")) == "unordered")),
+                REM_TRUNCATED=str(int(rule("remainder", ("floored", "truncated")) == "truncated")),
                 FMT_E=str(fmt.exponent_bits), FMT_M=str(fmt.mantissa_bits), MARGIN=str(fused.MARGIN_F64_ULPS))
     return defs
 

@@ -2,8 +2,9 @@
 
 Two kinds of certificate, chosen by the OpKind's table entry:
 
-- *IEEE basic operations* (``oracles.fast.pairs``: add, sub, mul, div). The binary64 result is
-  the exact one correctly rounded, so only an exact tie is left open.
+- *IEEE basic operations and exact selections* (``oracles.fast.pairs``: add, sub, mul, div,
+  maximum, minimum, rem). The binary64 result is the exact one correctly rounded (or, for a
+  floored remainder's final sum, carries its exact error), so only an exact tie is left open.
 - *A documented libm function* (the entry's ``f64_reference`` of a binary OpKind: pow). The
   binary64 result ``r`` of the C library's function (numpy's ``np.power`` on the host, CUDA's
   ``pow`` in the fused kernel) is within its documented error of the exact value: glibc's pow
@@ -78,6 +79,14 @@ def reference(op_kind: str, a_bits, b_bits, fmt_name: str, rules, pure_evaluate,
     if counts is not None:
         counts["settled"] = counts.get("settled", 0) + int(idx.size)
     return bits, hi, lo
+
+
+def admitted(op_kind: str, a_bits, b_bits, fmt_name: str, rules):
+    """(alt bits, where) of a further result the contract admits on the pairs, or None
+    (``oracles.fast.pairs.admitted``: either zero of an extremum's (+0, −0) under unordered zeros)."""
+    from oracles.fast import pairs
+
+    return pairs.admitted(op_kind, a_bits, b_bits, fmt_name, rules) if pairs.covered(op_kind) else None
 
 
 def _next_pattern(bits: np.ndarray, s, up: bool) -> np.ndarray:

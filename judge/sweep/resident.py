@@ -19,13 +19,15 @@ def _signed(bits: int, width: int) -> int:
     return bits - (1 << width) if bits >= 1 << (width - 1) else bits
 
 
-def resident_call(torch, backend, contract, inputs, shape, dtype: str, label: str):
+def resident_call(torch, backend, contract, inputs, shape, dtype: str, label: str, fill: int | None = None):
     """Run ``backend`` on the flat device tensors ``inputs`` (of ``dtype``) as a call of ``shape``,
-    on a poisoned device output; return its result as a flat device tensor of ``dtype``."""
+    on a poisoned device output (or one filled with the bits ``fill``); return its result as a
+    flat device tensor of ``dtype``."""
     x = inputs[0]
     width = 8 * x.element_size()
     bits_kind = {16: torch.int16, 32: torch.int32, 64: torch.int64}[width]
-    out = torch.full((x.numel(),), _signed(POISON_BITS[dtype], width), dtype=bits_kind, device=x.device).view(x.dtype)
+    fill = POISON_BITS[dtype] if fill is None else fill
+    out = torch.full((x.numel(),), _signed(fill, width), dtype=bits_kind, device=x.device).view(x.dtype)
     strides = contiguous_strides(shape)
     call = KernelCall([TensorArg(t, shape, strides, 0, dtype) for t in inputs], {},
                       [TensorArg(out, shape, strides, 0, dtype)], [dtype], label)

@@ -33,9 +33,20 @@ def pair_inputs(torch, dev, start: int, n: int, dtype: str):
     return _as_i16(torch, p >> 16).view(kind), _as_i16(torch, p & 0xFFFF).view(kind)
 
 
-def pair_call(torch, backend, contract, inputs, shape, dtype: str):
-    """Run ``backend`` on the device tensors ``inputs``; its output bits as a flat int16 tensor."""
-    return resident_call(torch, backend, contract, inputs, shape, dtype, "pair-sweep").contiguous().view(torch.int16)
+def pair_call(torch, backend, contract, inputs, shape, dtype: str, fill: int | None = None):
+    """Run ``backend`` on the device tensors ``inputs`` (into an output filled with the poison, or
+    with ``fill``); its output bits as a flat int16 tensor."""
+    return resident_call(torch, backend, contract, inputs, shape, dtype, "pair-sweep",
+                         fill).contiguous().view(torch.int16)
+
+
+def second_fill(dtype: str) -> int:
+    """Another quiet NaN than the poison, every payload bit flipped: an output that holds the
+    poison after one call and this after a call into this fill was never written. (A kernel may
+    write the poison's very bits: torch's vectorised F16 remainder turns the NaN 0x7CA6 into
+    0x7EA5.)"""
+    fmt = get_format(dtype)
+    return POISON_BITS[dtype] ^ ((1 << (fmt.mantissa_bits - 1)) - 1)
 
 
 def held_poison(y, a_bits, b_bits, dtype: str):
@@ -49,10 +60,13 @@ def held_poison(y, a_bits, b_bits, dtype: str):
     return (y == poison) & ((a_bits & keep) != (poison & keep)) & ((b_bits & keep) != (poison & keep))
 
 
-def unwritten(torch, y16, start: int, dtype: str) -> tuple[int, int | None]:
-    """(count, first pair number) of outputs still holding the poison
-    (``held_poison``, on the device)."""
+def unwritten(torch, y16, start: int, dtype: str, again=None) -> tuple[int, int | None]:
+    """(count, first pair number) of outputs still holding the poison (``held_poison``, on the
+    device). ``again``: a callable giving the outputs of the same call into ``second_fill``,
+    asked only where some output holds the poison; those that changed were written."""
     p = pair_numbers(torch, y16.device, start, y16.numel())
     held = held_poison(y16.to(torch.int32) & 0xFFFF, p >> 16, p & 0xFFFF, dtype)
+    if again is not None and bool(held.any()):
+        held &= (again().to(torch.int32) & 0xFFFF) == second_fill(dtype)
     count = int(held.sum())
     return count, (start + int(torch.nonzero(held)[0, 0]) if count else None)

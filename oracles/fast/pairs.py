@@ -24,12 +24,26 @@ The exact value reported beside the bits, for ULP-real errors and bounds, is y w
 rounding error of a sum as ``lo`` (TwoSum), 0 for a product (exact) and for a quotient (whose
 relative error, below 2^-53, is far below the three reported decimals).
 
-Only IEEE basic operations on binary64 arrays and integer operations are used: no libm, and no
-16-bit kernel of the kind being judged.
+The extrema and the remainder. maximum and minimum return one of their operands (or NaN): the
+binary64 selection on the exact values is the result, exact in every format, with −0 ordered
+below +0 as the oracle orders it; under the ``zeros: unordered`` rule the other zero of a (+0, −0)
+pair is admitted beside it (``admitted``), as the search admits it. The truncated remainder is C's
+``fmod``, exact by definition (C11 F.10.7.1: the result is exact; IEEE 754 §5.3.1 makes
+remainder exact too), and always representable in its operands' format. The floored remainder is
+that ``t = fmod(x, y)``, plus y where t is nonzero and its sign differs from y's: t and y are both
+16-bit values, so for F16 operands t + y spans at most 2^17 down to 2^-24 and is exact in
+binary64; for BF16 its exact rounding error is kept as ``lo`` (TwoSum), as for a sum, and a tie
+that is not known exact is settled by the pure oracle. A zero result takes the divisor's sign.
+
+Only IEEE basic operations and exact selections on binary64 arrays and integer operations are
+used (``fmod`` is exact): no rounding libm function, and no 16-bit kernel of the kind being
+judged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
@@ -37,12 +51,73 @@ import numpy as np
 
 from oracles.fast.errors import FastPathMismatch
 
-# OpKind -> (binary64 operation, known exact for F16 operands, known exact for BF16 operands)
+
+def _extremum(largest: bool):
+    """maximum / minimum on binary64 values under the contract's NaN rule, −0 below +0."""
+
+    def operation(a, b, rules):
+        nan_ignore = _rule(rules, "MaximumElementwise" if largest else "MinimumElementwise", "nan") == "ignore"
+        pick = (np.fmax if largest else np.fmin) if nan_ignore else (np.maximum if largest else np.minimum)
+        out = pick(a, b)
+        zeros = (a == 0) & (b == 0)
+        both = np.signbit(a) & np.signbit(b) if largest else np.signbit(a) | np.signbit(b)
+        return np.where(zeros, np.where(both, -0.0, 0.0), out)
+
+    operation.__name__ = "maximum" if largest else "minimum"
+    return operation
+
+
+def _remainder(a, b, rules):
+    """The floored (sign of the divisor) or truncated (C fmod) remainder; floored: before its
+    final sum's rounding, which ``reference`` keeps as ``lo``."""
+    t = np.fmod(a, b)
+    if _rule(rules, "RemElementwise", "remainder") == "truncated":
+        return t
+    adjust = (t != 0) & (np.signbit(t) != np.signbit(b))
+    out = np.where(adjust, t + b, t)
+    return np.where(out == 0, np.copysign(0.0, b), out)
+
+
+def _remainder_terms(a, b, rules):
+    """The two terms whose rounded sum the floored remainder is (t and y where it adjusts,
+    t and 0 elsewhere)."""
+    t = np.fmod(a, b)
+    if _rule(rules, "RemElementwise", "remainder") == "truncated":
+        return t, np.zeros_like(t)
+    adjust = (t != 0) & (np.signbit(t) != np.signbit(b))
+    return t, np.where(adjust, b, 0.0)
+
+
+def _rule(rules, op_kind: str, key: str) -> str:
+    import oracles
+    from oracles.output import resolve_rule
+
+    opdef = oracles.get(op_kind)
+    allowed = {"nan": opdef.nan_rules or ("propagate",), "remainder": ("floored", "truncated"),
+               "zeros": ("ordered", "unordered")}[key]
+    return resolve_rule(rules, key, opdef.defaults, allowed)
+
+
+@dataclass(frozen=True)
+class PairOp:
+    """One OpKind's binary64 reference: ``operation(a, b, rules)`` on the exact operand values;
+    whether that is exact for F16 and for BF16 operands; ``terms(a, b, rules)``: the two
+    binary64 terms whose rounded sum it is, for TwoSum's ``lo`` (None: not a sum)."""
+
+    operation: Callable
+    exact_f16: bool
+    exact_bf16: bool
+    terms: Callable | None = None
+
+
 KERNELS = {
-    "AddElementwise": (np.add, True, False),
-    "SubElementwise": (np.subtract, True, False),
-    "MulElementwise": (np.multiply, True, True),
-    "DivElementwise": (np.divide, False, False),
+    "AddElementwise": PairOp(lambda a, b, rules: np.add(a, b), True, False, lambda a, b, rules: (a, b)),
+    "SubElementwise": PairOp(lambda a, b, rules: np.subtract(a, b), True, False, lambda a, b, rules: (a, -b)),
+    "MulElementwise": PairOp(lambda a, b, rules: np.multiply(a, b), True, True),
+    "DivElementwise": PairOp(lambda a, b, rules: np.divide(a, b), False, False),
+    "MaximumElementwise": PairOp(_extremum(True), True, True),
+    "MinimumElementwise": PairOp(_extremum(False), True, True),
+    "RemElementwise": PairOp(_remainder, True, False, _remainder_terms),
 }
 FORMATS = ("F16", "BF16")
 CROSS_CHECK = 64  # pairs per chunk re-evaluated by the pure oracle
@@ -113,26 +188,44 @@ def reference(op_kind: str, a_bits: np.ndarray, b_bits: np.ndarray, fmt_name: st
     leaves open; ``counts["settled"]`` counts them."""
     from numerics.rounding import float_spec
 
-    operation, exact_f16, exact_bf16 = KERNELS[op_kind]
+    op = KERNELS[op_kind]
     s = float_spec(fmt_name)
     table = values_of(fmt_name)
     a, b = table[a_bits], table[b_bits]
     with np.errstate(all="ignore"):
-        hi = operation(a, b)
-        known = exact_f16 if fmt_name == "F16" else exact_bf16
+        hi = op.operation(a, b, rules)
+        known = op.exact_f16 if fmt_name == "F16" else op.exact_bf16
         lo = np.zeros_like(hi)
-        if op_kind in ("AddElementwise", "SubElementwise") and not known:
-            lo = _two_sum_error(a, b if op_kind == "AddElementwise" else -b, hi)
+        if op.terms is not None and not known:
+            lo = _two_sum_error(*op.terms(a, b, rules), hi)
             lo = np.where(np.isfinite(lo), lo, 0.0)
     bits, tie = round_or_flag(hi, s)
     regular = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0)
-    exact = ~regular | known | ((lo == 0) if op_kind in ("AddElementwise", "SubElementwise") else False)
+    exact = ~regular | known | ((lo == 0) if op.terms is not None else False)
     open_ties = np.flatnonzero(tie & ~exact)
     if open_ties.size:
         settle(op_kind, a_bits, b_bits, fmt_name, rules, pure_evaluate, open_ties, bits, hi, lo)
     if counts is not None:
         counts["settled"] = counts.get("settled", 0) + int(open_ties.size)
     return bits, hi, lo
+
+
+def admitted(op_kind: str, a_bits: np.ndarray, b_bits: np.ndarray, fmt_name: str, rules):
+    """(bits of a further result the contract admits, where it admits one) on the pairs: the
+    other zero of a (+0, −0) pair of an extremum under unordered zeros; None where no pair of
+    this OpKind has one."""
+    if op_kind not in ("MaximumElementwise", "MinimumElementwise"):
+        return None
+    if _rule(rules, op_kind, "zeros") != "unordered":
+        return None
+    from numerics.rounding import float_spec
+
+    sign = np.uint16(float_spec(fmt_name).sign_bit)
+    a, b = np.asarray(a_bits, np.uint16), np.asarray(b_bits, np.uint16)
+    has = ((a & ~sign) == 0) & ((b & ~sign) == 0) & (a != b)
+    # the oracle's result is +0 for maximum, −0 for minimum: the other zero is admitted
+    alt = np.full(a.shape, sign if op_kind == "MaximumElementwise" else 0, np.uint16)
+    return alt, has
 
 
 def _pure(op_kind, a_bits, b_bits, fmt_name, rules, pure_evaluate):

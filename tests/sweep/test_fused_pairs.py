@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(fused.fused_unavailable("cpu") is not None,
                                 reason=str(fused.fused_unavailable("cpu")))
 
 KERNELS = ("add_elementwise_cpu", "sub_elementwise_cpu", "mul_elementwise_cpu", "div_elementwise_cpu",
-           "pow_elementwise_cpu")
+           "pow_elementwise_cpu", "maximum_elementwise_cpu", "minimum_elementwise_cpu", "rem_elementwise_cpu")
 KINDS = ("exact", "ulp", "abs_rel", "sanity")
 
 
@@ -56,7 +56,10 @@ def _opdef(contract):
 
 def _binary64(contract):
     """The binary64 function behind the OpKind's pair reference."""
-    return fast_pairs.KERNELS[contract.op_kind][0] if fast_pairs.covered(contract.op_kind) else np.power
+    if not fast_pairs.covered(contract.op_kind):
+        return np.power
+    operation, rules = fast_pairs.KERNELS[contract.op_kind].operation, contract.semantics.values()
+    return lambda a, b: operation(a, b, rules)
 
 
 def _mangled(e: np.ndarray, rng) -> np.ndarray:

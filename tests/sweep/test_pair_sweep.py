@@ -30,6 +30,9 @@ BOUNDS = {  # bound kind -> contract changes that give it
 CHUNKS = [  # (kernel, dtype, x): the chunk of every y against one x
     ("add_elementwise_cpu", "F16", 0x3C01),  # 1 + ulp: exact ties (1 + ulp + ulp/2) round to even
     ("div_elementwise_cpu", "BF16", 0x0001),  # the smallest subnormal: quotients flush and tie
+    ("maximum_elementwise_cpu", "F16", 0x8000),  # -0: either zero of max(-0, +0) is admitted
+    ("minimum_elementwise_cpu", "BF16", 0x0000),  # +0, against every y
+    ("rem_elementwise_cpu", "BF16", 0xC2F7),  # -123.5 floored: sums with the divisor that round
 ]
 
 
@@ -152,7 +155,9 @@ def test_a_planted_off_by_one_in_the_tie_flagging_is_caught(monkeypatch, suite):
 
 def test_the_reference_is_the_pure_oracle_on_every_pair_of_a_chunk():
     for op_kind, dtype, x in [("MulElementwise", "BF16", 0x3F81), ("SubElementwise", "BF16", 0x7F7F),
-                              ("DivElementwise", "F16", 0x0400)]:
+                              ("DivElementwise", "F16", 0x0400), ("MaximumElementwise", "BF16", 0x8000),
+                              ("MinimumElementwise", "F16", 0x0000), ("RemElementwise", "BF16", 0x8001),
+                              ("RemElementwise", "F16", 0xFBFF), ("RemElementwise", "BF16", 0x7F7F)]:
         start, a_bits, b_bits = _chunk(x)
         evaluate = oracles.fast.pure(oracles.get(op_kind).evaluate)
         bits, _, _ = reference.reference(op_kind, a_bits, b_bits, dtype, {"nan": "propagate"}, evaluate)

@@ -97,3 +97,30 @@ def test_unwritten_spares_a_nan_input_that_carries_the_poison():
     y = torch.full((8,), poison - (1 << 16) if poison >= 1 << 15 else poison, dtype=torch.int16)
     assert resident_pairs.unwritten(torch, y, start, "F16") == (0, None)
     assert resident_pairs.unwritten(torch, y, 0x3C00_0000, "F16") == (8, 0x3C00_0000)
+
+
+class PoisonNaN(HostMul):
+    """A correct multiply whose every NaN result has the poison's very bits (a kernel may write
+    them: torch's vectorised F16 remainder turns the NaN 0x7CA6 into 0x7EA5)."""
+
+    def outputs(self, xb, yb, dtype, poison_bits):
+        from numerics.values import POISON_BITS
+
+        t = get_format(dtype).numpy_dtype
+        with np.errstate(all="ignore"):
+            z = (xb.view(t).astype(np.float64) * yb.view(t).astype(np.float64)).astype(t)
+        bits = z.view(np.uint16).copy()
+        bits[np.isnan(z)] = POISON_BITS[dtype]
+        return bits
+
+
+class ResidentPoisonNaN(PoisonNaN, ResidentMul):
+    pass
+
+
+@pytest.mark.parametrize("dtype", ["F16", "BF16"])
+def test_a_written_poison_is_not_an_unwritten_output(suite, dtype):
+    (contract,) = suite.find("mul_elementwise_cpu")
+    for backend in (PoisonNaN(), ResidentPoisonNaN()):
+        result = pairs.sweep_pairs(contract, backend, dtype, chunk_log2=16, chunks=CHUNKS[dtype], device="cpu")
+        assert result.row.unwritten_outputs == 0 and result.row.verdict == "pass", result.summary()
