@@ -184,7 +184,7 @@ def main() -> int:
             rec = {"kernel": name, "backend": bname, "verdict": f.row.verdict, "ulp_max": f.row.ulp_max,
                    "inputs": f.row.cases, "array_inputs_per_s": a.metrics["inputs_per_s"],
                    "fused_inputs_per_s": f.metrics["inputs_per_s"], "fused_seconds": f.row.seconds,
-                   "array_seconds": a.row.seconds, "fused_times": {k: f.metrics[k] for k in TIMED_METRICS},
+                   "array_seconds": a.row.seconds, "fused_times": {k: f.metrics[k] for k in TIMED_METRICS if k in f.metrics},
                    "natural_elems_per_s": natural["kernel_elems_per_s"], "settled": f.metrics["settled"],
                    "settled_changed": f.metrics["settled_changed"], "worst": f.metrics["worst"],
                    "differences": diff, "notes": f.notes}

@@ -154,8 +154,8 @@ def _one(contract, backend, dtype, processes, grid_size, cross, f32: _F32Options
     if f32.pairs:
         from judge.commands.sweep_pairs import one_pair_sweep
 
-        row, text = one_pair_sweep(contract, backend, dtype, cross, f32, _expectations)
-        return row, text, None, None
+        row, text, case = one_pair_sweep(contract, backend, dtype, cross, f32, _expectations)
+        return row, text, case, None
     if dtype == "F32":
         row, text = _gpu_f32(contract, backend, cross, f32)
         return row, text, None, None

@@ -36,6 +36,7 @@ class Tally:
     elements: int = 0
     counts: dict[str, int] = field(default_factory=dict)  # check -> failing elements
     first: dict[str, tuple[tuple[int, int], str]] = field(default_factory=dict)  # check -> (position, detail)
+    at: dict[str, int] = field(default_factory=dict)  # check -> the input index of that first element
     mismatches: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("nan", "inf", "signed_zero", "implausible"), 0))
     over_bound: int = 0
@@ -144,6 +145,7 @@ def _count_hits(tally: Tally, ops, cls: Classified, start, d, x_bits, obs_bits, 
             continue
         why = hit.why.replace("{ulp}", str(ops.item(cls.dist, i)))
         fmt = tally.fmt
+        tally.at[hit.check] = start + ops.item(d, i)
         tally.first[hit.check] = (pos, (
             f"first at {describe_input(ops.item(x_bits, i))}: expected "
             f"{describe_bits(ops.item(exp_bits, i), fmt)}, observed "
@@ -210,6 +212,8 @@ def merge(tallies: list[Tally]) -> Tally:
         for check, first in t.first.items():
             if check not in out.first or first[0] < out.first[check][0]:
                 out.first[check] = first
+                if check in t.at:
+                    out.at[check] = t.at[check]
         for check, n in t.mismatches.items():
             out.mismatches[check] = out.mismatches.get(check, 0) + n
         if (t.worst_ulp, -t.worst_idx) > (out.worst_ulp, -out.worst_idx):

@@ -319,6 +319,7 @@ class FusedScorer:
             if variant.check in tally.first and tally.first[variant.check][0] <= pos:
                 continue
             tally.first[variant.check] = (pos, self.first_detail(variant, element_at(i), describe_input, fmt))
+            tally.at[variant.check] = start + i
         tally.over_bound += stats.over
         for name, count in stats.mismatches.items():
             tally.mismatches[name] += count

@@ -45,6 +45,7 @@ class PairSweep:
     message: str = ""  # the unexpected findings, spelled out (empty on pass and xfail)
     off: np.ndarray | None = None  # [exponent of x, exponent of y] -> pairs off the right bits
     worst: np.ndarray | None = None  # [exponent of x, exponent of y] -> worst ULP distance
+    case: object = None  # judge.cases.CaseRecord: the first failing pair of the first unexpected finding
 
     def summary(self) -> str:
         r, m = self.row, self.metrics
@@ -64,6 +65,8 @@ class PairSweep:
         lines += [f"  note: {n}" for n in self.notes]
         if self.message:
             lines.append(self.message)
+        if r.counterexample:
+            lines.append(f"  case id: {r.counterexample}  (replay: judge repro {r.counterexample})")
         return "\n".join(lines)
 
 
@@ -332,6 +335,19 @@ def _values(dtype: str) -> np.ndarray:
     return values_of(dtype)
 
 
+def pair_case(contract, backend, dtype: str, pair: int, finding: Finding):
+    """The one-element case of pair number ``pair`` (x = pair >> 16, y = pair & 0xFFFF), replayable
+    by ``judge repro`` and citable by a known divergence's ``case``."""
+    from judge.cases import CaseRecord
+
+    fmt = get_format(dtype)
+    shape = _shape_for(contract, 1)
+    inputs = tuple(TensorArg(np.array([bits], fmt.bits_dtype).view(fmt.numpy_dtype).reshape(shape), shape,
+                             contiguous_strides(shape), 0, dtype) for bits in ((pair >> 16) & 0xFFFF, pair & 0xFFFF))
+    return CaseRecord(contract.kernel, contract.file, backend.name, dtype, inputs, {}, finding.check,
+                      finding.message, None, {"pair": f"0x{pair:08X}"})
+
+
 def describe_pair(dtype: str):
     table = _values(dtype)
 
@@ -365,6 +381,11 @@ def _finish(result: PairSweep, run: _Run, expectations, t0: float, chunks: int) 
     unexpected, seen = verdict.split(failed, expected)
     row.verdict, row.reason = verdict.decide(unexpected, expected, seen)
     result.message = "\n".join(f"  [{f.check}] {f.message}" for f in unexpected)
+    if unexpected:
+        first = run.counts.get("unwritten_first") if unexpected[0].check == "unwritten" else tally.at.get(unexpected[0].check)
+        if first is not None:
+            result.case = pair_case(run.contract, run.backend, run.dtype, int(first), unexpected[0])
+            row.counterexample = result.case.case_id
     result.notes += [f"reported, not failed: {f.message.splitlines()[0]}" for f in reported]
     row.seconds = round(time.perf_counter() - t0, 3)
     result.off, result.worst = run.off, run.worst
