@@ -15,18 +15,23 @@ from pathlib import Path
 import numpy as np
 
 TABLE_HEAD = ("| kernel | backend | dtype | verdict | pairs | worst ulp | at (x, y) | ulp-real max | "
-              "failing elements per check | pairs/s | all 2^32 pairs |")
+              "failing elements per check | wall s | pairs/s | all 2^32 pairs |")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def table(results) -> str:
     """The pair table, as Markdown."""
-    lines = [TABLE_HEAD, "|" + "---|" * 11]
+    lines = [TABLE_HEAD, "|" + "---|" * 12]
     for r in results:
         row, m = r.row, r.metrics
         checks = ", ".join(f"{k}: {v:,}" for k, v in m.get("checks", {}).items()) or "none"
         lines.append(f"| {row.kernel} | {row.backend} | {r.dtype} | {row.verdict} | {row.cases:,} | "
                      f"{row.ulp_max:g} | {m.get('worst_ulp_input', '') or '-'} | {row.ulp_real_max} | "
-                     f"{checks} | {m.get('pairs_per_s', 0):.3g} | {m.get('full_estimate_s', 0) / 60:.0f} min |")
+                     f"{checks} | {row.seconds:.1f} | {m.get('pairs_per_s', 0):.3g} | "
+                     f"{_duration(m.get('full_estimate_s', 0))} |")
     return "\n".join(lines)
 
 

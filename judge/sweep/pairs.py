@@ -60,7 +60,8 @@ class PairSweep:
             f"{m.get('cross_checked', 0)} sampled pairs agree with it",
             f"  time {r.seconds:.1f} s: {m.get('pairs_per_s', 0):.3g} pairs/s end to end (adapter "
             f"{m.get('adapter_s', 0):.1f} s, reference {m.get('reference_s', 0):.1f} s, scoring "
-            f"{m.get('scoring_s', 0):.1f} s); all 2^32 pairs: {m.get('full_estimate_s', 0) / 60:.0f} min",
+            f"{m.get('scoring_s', 0):.1f} s)" + ("" if r.cases == PAIRS else
+                                          f"; all 2^32 pairs: {m.get('full_estimate_s', 0) / 60:.0f} min"),
         ]
         lines += [f"  note: {n}" for n in self.notes]
         if self.message:
