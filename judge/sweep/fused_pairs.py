@@ -32,14 +32,12 @@ def _op_code(op_kind: str) -> int | None:
     from judge.sweep.pair_reference import libm_name
     from oracles.fast.pairs import KERNELS
 
-    if op_kind not in KERNELS:
-        return {"pow": 4}.get(libm_name(op_kind))
-    return OPS.get(op_kind)
+    name = KERNELS[op_kind].name if op_kind in KERNELS else libm_name(op_kind)
+    return OPS.get(name)
 
 
-# fused_pairs.cu's OP of each OpKind of oracles.fast.pairs.KERNELS (pow: by its libm name)
-OPS = {"AddElementwise": 0, "SubElementwise": 1, "MulElementwise": 2, "DivElementwise": 3,
-       "MaximumElementwise": 5, "MinimumElementwise": 6, "RemElementwise": 7}
+# fused_pairs.cu's OP of each operation: oracles.fast.pairs.KERNELS' names, and pow by its libm name
+OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "pow": 4, "maximum": 5, "minimum": 6, "rem": 7}
 
 
 def covered(op_kind: str) -> bool:

@@ -100,10 +100,12 @@ def _rule(rules, op_kind: str, key: str) -> str:
 
 @dataclass(frozen=True)
 class PairOp:
-    """One OpKind's binary64 reference: ``operation(a, b, rules)`` on the exact operand values;
+    """One OpKind's binary64 reference: its operation's name (what a fused kernel implements:
+    ``judge.sweep.fused_pairs``); ``operation(a, b, rules)`` on the exact operand values;
     whether that is exact for F16 and for BF16 operands; ``terms(a, b, rules)``: the two
     binary64 terms whose rounded sum it is, for TwoSum's ``lo`` (None: not a sum)."""
 
+    name: str
     operation: Callable
     exact_f16: bool
     exact_bf16: bool
@@ -111,13 +113,13 @@ class PairOp:
 
 
 KERNELS = {
-    "AddElementwise": PairOp(lambda a, b, rules: np.add(a, b), True, False, lambda a, b, rules: (a, b)),
-    "SubElementwise": PairOp(lambda a, b, rules: np.subtract(a, b), True, False, lambda a, b, rules: (a, -b)),
-    "MulElementwise": PairOp(lambda a, b, rules: np.multiply(a, b), True, True),
-    "DivElementwise": PairOp(lambda a, b, rules: np.divide(a, b), False, False),
-    "MaximumElementwise": PairOp(_extremum(True), True, True),
-    "MinimumElementwise": PairOp(_extremum(False), True, True),
-    "RemElementwise": PairOp(_remainder, True, False, _remainder_terms),
+    "AddElementwise": PairOp("add", lambda a, b, rules: np.add(a, b), True, False, lambda a, b, rules: (a, b)),
+    "SubElementwise": PairOp("sub", lambda a, b, rules: np.subtract(a, b), True, False, lambda a, b, rules: (a, -b)),
+    "MulElementwise": PairOp("mul", lambda a, b, rules: np.multiply(a, b), True, True),
+    "DivElementwise": PairOp("div", lambda a, b, rules: np.divide(a, b), False, False),
+    "MaximumElementwise": PairOp("maximum", _extremum(True), True, True),
+    "MinimumElementwise": PairOp("minimum", _extremum(False), True, True),
+    "RemElementwise": PairOp("rem", _remainder, True, False, _remainder_terms),
 }
 FORMATS = ("F16", "BF16")
 CROSS_CHECK = 64  # pairs per chunk re-evaluated by the pure oracle
