@@ -148,13 +148,15 @@ def judge_all(setup: Setup, tasks: list[Task], jobs: int, finished: Callable,
             while True:
                 with waiting():  # a signal stops an item being judged, never one being recorded
                     done = next(judged, None)
+                if signals is not None and signals.received:
+                    # its Interrupted was raised where it was swallowed (a gc callback, a __del__,
+                    # a library's cleanup) while this item was judged: the item may carry the
+                    # mark of the cut, so it is not recorded (a resume judges it again), and the
+                    # judging stops here all the same
+                    return signal.Signals(signals.received[0]).name
                 if done is None:
                     return None
                 finished(*done)
-                if signals is not None and signals.received:
-                    # its Interrupted was raised where it is swallowed (a gc callback, a __del__):
-                    # the judging stops here all the same
-                    return signal.Signals(signals.received[0]).name
     except Interrupted as stop:
         return stop.signal
 

@@ -1,7 +1,8 @@
 """Test-only backends that take their time, so a signal sent to an audit lands while it runs.
 
 ``slow`` is correct for neg, abs and sqrt (numpy's, which round correctly) on the CPU;
-``slow-wrong`` forgets the sign flip of abs, so its abs rows fail and leave cases. Every call
+``slow-wrong`` forgets the sign flip of abs, so its abs rows fail and leave cases. Both refuse
+an error input (another operand count, dtype or shape) as a kernel should. Every call
 sleeps ``JUDGE_TEST_SLEEP`` seconds (default 0.005). Neither runs BF16. Loadable as a ``--plugin``
 file.
 """
@@ -32,8 +33,12 @@ class Slow(judge.Backend):
 
     def run(self, contract, call):
         time.sleep(float(os.environ.get("JUDGE_TEST_SLEEP", "0.005")))
-        x = call.inputs[0].view()
         out = call.outputs[0]
+        if len(call.inputs) != 1:
+            raise ValueError(f"{contract.kernel} takes 1 operand, not {len(call.inputs)}")
+        if (call.inputs[0].dtype, call.inputs[0].shape) != (call.output_dtypes[0], out.shape):
+            raise ValueError(f"{contract.kernel}: the operand's dtype or shape is not the output's")
+        x = call.inputs[0].view()
         with np.errstate(all="ignore"):
             out.base[...] = self.op(contract)(x).reshape(-1)
         return [out.base.reshape(out.shape)]
