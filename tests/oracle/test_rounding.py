@@ -99,7 +99,8 @@ def test_rounding_doubles_matches_numpy_casts(fmt):
 @pytest.mark.parametrize("fmt", ["F16", "BF16"])
 def test_every_16bit_pattern_decodes_and_rounds_back(fmt):
     s = float_spec(fmt)
-    as_numpy = bits_to_array(list(range(1 << 16)), fmt, (1 << 16,)).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # signalling NaNs quieten as they widen
+        as_numpy = bits_to_array(list(range(1 << 16)), fmt, (1 << 16,)).astype(np.float64)
     for b in range(1 << 16):
         v = decode_fraction(b, s)
         if isinstance(v, float):

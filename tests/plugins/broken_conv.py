@@ -42,7 +42,7 @@ class MiniConvCpu(judge.Backend):
         p = dict(call.params)
         with np.errstate(all="ignore"):
             r = getattr(self, contract.op_kind.lower())(xs, p, out)
-        return [np.asarray(r).astype(out.base.dtype).reshape(out.shape)]
+            return [np.asarray(r).astype(out.base.dtype).reshape(out.shape)]
 
     # --- rope ---------------------------------------------------------------------------------
 

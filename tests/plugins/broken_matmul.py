@@ -38,7 +38,7 @@ class MiniMatmulCpu(judge.Backend):
                 r = self.matmul(xs[0], xs[1], call.params)
             else:
                 r = self.cumsum(xs[0], int(call.params["axis"]))
-        return [np.asarray(r).astype(out.base.dtype).reshape(out.shape)]
+            return [np.asarray(r).astype(out.base.dtype).reshape(out.shape)]
 
     @staticmethod
     def acc(x: np.ndarray):

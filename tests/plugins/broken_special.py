@@ -33,7 +33,7 @@ class NumpyBinary(judge.Backend):
         wide = np.float64 if a.dtype == np.float64 else np.float32
         with np.errstate(all="ignore"):
             r = self.compute(contract.op_kind, a.astype(wide), b.astype(wide))
-        out.base[...] = np.broadcast_to(r, out.shape).astype(out.base.dtype).reshape(-1)
+            out.base[...] = np.broadcast_to(r, out.shape).astype(out.base.dtype).reshape(-1)
         return [out.base.reshape(out.shape)]
 
 

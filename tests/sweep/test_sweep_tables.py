@@ -32,7 +32,8 @@ def test_table_matches_mpfr_on_a_sample(exp_bf16_table):
     t = exp_bf16_table
     rng = np.random.default_rng(1)
     idx = np.concatenate([rng.integers(0, 65536, 2000), [0x42B1, 0x42B2, 0xC2C8, 0x0001, 0x3F80]])
-    x = as_values(all_bits("BF16")[idx], "BF16").astype(np.float64)
+    with np.errstate(invalid="ignore"):  # signalling NaNs quieten as they widen
+        x = as_values(all_bits("BF16")[idx], "BF16").astype(np.float64)
     expected = t.expected()[idx].astype(np.float64)
     checked = 0
     for xi, want in zip(x.tolist(), expected.tolist(), strict=True):
