@@ -43,10 +43,9 @@ def _by_definition(chunks, kind, precision, rules):
     worst, worst_real, abs_max, rel_max = (-1, -1), (-1.0, -1), 0.0, 0.0
     start = 0
     for x, obs, exp, ref in chunks:
-        with np.errstate(invalid="ignore"):  # signalling NaNs quieten as they widen
+        with np.errstate(all="ignore"):  # signalling NaNs quieten as they widen
             obs_f = obs.view(np.float32).astype(np.float64)
             exp_f = exp.view(np.float32).astype(np.float64)
-        with np.errstate(all="ignore"):
             cls = classify(obs_bits=obs, exp_bits=exp, obs_f=obs_f, exp_f=exp_f, hi=ref, lo=None,
                            has_exact=np.isfinite(ref), kind=kind, precision=precision,
                            rules=rules, fmt=F32)
